@@ -1,0 +1,60 @@
+/* Portable bit tricks for the core: popcount, least significant bit, clock.
+ * One definition each for gcc/clang and MSVC. */
+#ifndef FIANCHETTO_BITOPS_H
+#define FIANCHETTO_BITOPS_H
+
+#include <stdint.h>
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+#include <windows.h>
+
+static __forceinline int fc_popcount(uint64_t b) {
+#if defined(_M_X64) || defined(_M_ARM64)
+    return (int)__popcnt64(b);
+#else
+    return (int)(__popcnt((unsigned)b) + __popcnt((unsigned)(b >> 32)));
+#endif
+}
+
+static __forceinline int fc_lsb(uint64_t b) {
+    unsigned long idx;
+    _BitScanForward64(&idx, b);
+    return (int)idx;
+}
+
+static __forceinline int fc_msb(uint64_t b) {
+    unsigned long idx;
+    _BitScanReverse64(&idx, b);
+    return (int)idx;
+}
+
+static __forceinline int64_t fc_now_ms(void) {
+    return (int64_t)GetTickCount64();
+}
+
+#else
+#include <time.h>
+
+#if defined(__POPCNT__) || defined(__aarch64__)
+static inline int fc_popcount(uint64_t b) { return __builtin_popcountll(b); }
+#else
+/* No popcnt instruction guaranteed (baseline x86-64): branch-free SWAR count. */
+static inline int fc_popcount(uint64_t b) {
+    b = b - ((b >> 1) & 0x5555555555555555ULL);
+    b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((b * 0x0101010101010101ULL) >> 56);
+}
+#endif
+static inline int fc_lsb(uint64_t b) { return __builtin_ctzll(b); }
+static inline int fc_msb(uint64_t b) { return 63 - __builtin_clzll(b); }
+
+static inline int64_t fc_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+#endif
+
+#endif

@@ -1,0 +1,269 @@
+# Legal move generation into C arrays, move validation for TT moves, perft.
+#
+# The generator is fully legal: pins restrict pinned pieces to their line, a check
+# restricts the targets to the checker and the squares between, the king never
+# steps onto an attacked square, and en passant is verified by replaying it on
+# the occupancy. Generation kinds partition the moves: CAPTURES holds captures and
+# every promotion, QUIETS the rest; in check both hold only evasions.
+
+cdef enum:
+    GEN_CAPTURES = 1
+    GEN_QUIETS = 2
+    GEN_ALL = 3
+
+cdef inline int add_promotions(Move* moves, int n, Square f, Square t) noexcept nogil:
+    moves[n] = make_promotion(f, t, QUEEN)
+    moves[n + 1] = make_promotion(f, t, KNIGHT)
+    moves[n + 2] = make_promotion(f, t, ROOK)
+    moves[n + 3] = make_promotion(f, t, BISHOP)
+    return n + 4
+
+cdef inline int add_moves_from(Move* moves, int n, Square f, Bitboard targets) noexcept nogil:
+    while targets:
+        moves[n] = make_move(f, pop_lsb(&targets))
+        n += 1
+    return n
+
+cdef inline int add_pawn_moves(Move* moves, int n, Bitboard targets, int delta, bint promotion) noexcept nogil:
+    """Pawn moves to each target from target - delta."""
+    cdef Square t
+    while targets:
+        t = pop_lsb(&targets)
+        if promotion:
+            n = add_promotions(moves, n, t - delta, t)
+        else:
+            moves[n] = make_move(t - delta, t)
+            n += 1
+    return n
+
+cdef inline bint en_passant_is_legal(const Position* pos, Square f, Square ep) noexcept nogil:
+    """Replay the capture on the occupancy and look for any attack on our king."""
+    cdef Color us = pos.side
+    cdef Square capsq = ep ^ 8
+    cdef Square ksq = king_square(pos, us)
+    cdef Bitboard occ = (pos.by_type[0] ^ sq_bb(f) ^ sq_bb(capsq)) | sq_bb(ep)
+    cdef Bitboard them = pos.by_color[us ^ 1] ^ sq_bb(capsq)
+    return (attackers_to(pos, ksq, occ) & them) == 0
+
+cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
+                             Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
+    cdef Color us = pos.side
+    cdef Bitboard empty = ~pos.by_type[0]
+    cdef Bitboard enemies = pos.by_color[us ^ 1] & target
+    cdef Bitboard pawns = pieces(pos, us, PAWN)
+    cdef Bitboard free = pawns & ~pinned
+    cdef Bitboard last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
+    cdef Bitboard third_rank = RANK_BB[2] if us == WHITE else RANK_BB[5]
+    cdef int up = 8 if us == WHITE else -8
+    cdef Bitboard single, double, west, east, b, line
+    cdef Square s, t
+
+    # Unpinned pawns, in bulk.
+    single = shift_up(free, us) & empty
+    double = shift_up(single & third_rank, us) & empty & target
+    single &= target
+    west = shift_west(shift_up(free, us)) & enemies
+    east = shift_east(shift_up(free, us)) & enemies
+    if gen & GEN_CAPTURES:
+        n = add_pawn_moves(moves, n, west & ~last_rank, up - 1, False)
+        n = add_pawn_moves(moves, n, east & ~last_rank, up + 1, False)
+        n = add_pawn_moves(moves, n, west & last_rank, up - 1, True)
+        n = add_pawn_moves(moves, n, east & last_rank, up + 1, True)
+        n = add_pawn_moves(moves, n, single & last_rank, up, True)
+    if gen & GEN_QUIETS:
+        n = add_pawn_moves(moves, n, single & ~last_rank, up, False)
+        n = add_pawn_moves(moves, n, double, up + up, False)
+
+    # Pinned pawns move only along the pin line, and never out of a check.
+    b = pawns & pinned if target == ~(<Bitboard>0) else 0
+    while b:
+        s = pop_lsb(&b)
+        line = LINE_BB[ksq][s]
+        t = s + up
+        if gen & GEN_CAPTURES:
+            n = add_pinned_pawn_targets(moves, n, s, PAWN_ATTACKS[us][s] & enemies & line, last_rank)
+        if sq_bb(t) & empty & line:
+            if sq_bb(t) & last_rank:
+                if gen & GEN_CAPTURES:
+                    n = add_promotions(moves, n, s, t)
+            elif gen & GEN_QUIETS:
+                moves[n] = make_move(s, t)
+                n += 1
+                if (sq_bb(s) & (RANK_BB[1] if us == WHITE else RANK_BB[6])) and (sq_bb(t + up) & empty):
+                    moves[n] = make_move(s, t + up)
+                    n += 1
+
+    # En passant: rare, so verified by replaying it.
+    if (gen & GEN_CAPTURES) and pos.st.ep_square != NO_SQUARE:
+        b = PAWN_ATTACKS[us ^ 1][pos.st.ep_square] & pawns
+        while b:
+            s = pop_lsb(&b)
+            if en_passant_is_legal(pos, s, pos.st.ep_square):
+                moves[n] = make_special(s, pos.st.ep_square, MK_EN_PASSANT)
+                n += 1
+    return n
+
+cdef inline int add_pinned_pawn_targets(Move* moves, int n, Square s, Bitboard targets,
+                                        Bitboard last_rank) noexcept nogil:
+    cdef Square t
+    while targets:
+        t = pop_lsb(&targets)
+        if sq_bb(t) & last_rank:
+            n = add_promotions(moves, n, s, t)
+        else:
+            moves[n] = make_move(s, t)
+            n += 1
+    return n
+
+cdef int generate_piece_moves(const Position* pos, Move* moves, int n,
+                              Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
+    cdef Color us = pos.side
+    cdef Bitboard occ = pos.by_type[0]
+    cdef Bitboard b, att
+    cdef Square s
+    b = pieces(pos, us, KNIGHT) & ~pinned        # a pinned knight never moves
+    while b:
+        s = pop_lsb(&b)
+        n = add_moves_from(moves, n, s, KNIGHT_ATTACKS[s] & target)
+    b = (pos.by_type[BISHOP] | pos.by_type[QUEEN]) & pos.by_color[us]
+    while b:
+        s = pop_lsb(&b)
+        att = bishop_attacks(s, occ) & target
+        if sq_bb(s) & pinned:
+            att &= LINE_BB[ksq][s]
+        n = add_moves_from(moves, n, s, att)
+    b = (pos.by_type[ROOK] | pos.by_type[QUEEN]) & pos.by_color[us]
+    while b:
+        s = pop_lsb(&b)
+        att = rook_attacks(s, occ) & target
+        if sq_bb(s) & pinned:
+            att &= LINE_BB[ksq][s]
+        n = add_moves_from(moves, n, s, att)
+    return n
+
+cdef inline bint castling_is_legal(const Position* pos, int right) noexcept nogil:
+    """Path empty and no square the king stands on, crosses or reaches attacked.
+
+    Attacks are tested with king and castling rook lifted, which also catches the
+    Chess960 case of a rook that shielded the king's destination."""
+    cdef Square rsq = pos.castling_rook[right]
+    cdef Color them = pos.side ^ 1
+    cdef Bitboard occ, path
+    if pos.castling_path[right] & pos.by_type[0]:
+        return False
+    occ = pos.by_type[0] ^ sq_bb(rsq) ^ sq_bb(king_square(pos, pos.side))
+    path = pos.castling_king_path[right]
+    while path:
+        if attacked_by(pos, pop_lsb(&path), them, occ):
+            return False
+    return True
+
+cdef int generate_castling(const Position* pos, Move* moves, int n) noexcept nogil:
+    cdef int rights = pos.st.castling & (3 << (2 * pos.side))
+    cdef int right
+    cdef Square ksq
+    if rights == 0:
+        return n
+    ksq = king_square(pos, pos.side)
+    for right in range(4):
+        if (rights >> right) & 1 and castling_is_legal(pos, 1 << right):
+            moves[n] = make_special(ksq, pos.castling_rook[1 << right], MK_CASTLING)
+            n += 1
+    return n
+
+cdef int generate_king_moves(const Position* pos, Move* moves, int n, Bitboard target, Square ksq) noexcept nogil:
+    cdef Bitboard b = KING_ATTACKS[ksq] & target
+    cdef Bitboard occ = pos.by_type[0] ^ sq_bb(ksq)
+    cdef Color them = pos.side ^ 1
+    cdef Square t
+    while b:
+        t = pop_lsb(&b)
+        if not attacked_by(pos, t, them, occ):
+            moves[n] = make_move(ksq, t)
+            n += 1
+    return n
+
+cdef int generate_legal(const Position* pos, Move* moves, int gen) noexcept nogil:
+    """Write the legal moves of kind `gen` to moves; return how many."""
+    cdef Color us = pos.side
+    cdef Square ksq = king_square(pos, us)
+    cdef Bitboard checkers = pos.st.checkers
+    cdef Bitboard kind_mask = 0, target, pinned
+    cdef int n = 0
+    if gen & GEN_CAPTURES:
+        kind_mask |= pos.by_color[us ^ 1]
+    if gen & GEN_QUIETS:
+        kind_mask |= ~pos.by_type[0]
+    n = generate_king_moves(pos, moves, n, kind_mask, ksq)
+    if more_than_one(checkers):
+        return n
+    target = kind_mask
+    if checkers:
+        target &= BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
+    elif gen & GEN_QUIETS:
+        n = generate_castling(pos, moves, n)
+    pinned = slider_blockers(pos, us) & pos.by_color[us]
+    n = generate_piece_moves(pos, moves, n, target, pinned, ksq)
+    # Pawns get the full check mask: a quiet promotion is a "capture" by kind.
+    target = ~(<Bitboard>0)
+    if checkers:
+        target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
+    return generate_pawn_moves(pos, moves, n, gen, target, pinned, ksq)
+
+# --- validating a move from elsewhere (TT, killers) ---------------------------------
+
+cdef bint is_legal_move(const Position* pos, Move m) noexcept nogil:
+    """Is m a legal move here? Safe for any 16-bit value."""
+    cdef Move moves[MAX_MOVES]
+    cdef Color us = pos.side
+    cdef Square f = move_from(m), t = move_to(m), ksq
+    cdef Piece pc = pos.board[f]
+    cdef int kind = move_kind(m), n, i
+    cdef Bitboard occ
+    if m == MOVE_NONE or m == MOVE_NULL or pc == NO_PIECE or color_of(pc) != us:
+        return False
+    if kind == MK_NORMAL and (m >> 12) & 3:
+        return False
+    if kind != MK_NORMAL or type_of(pc) == PAWN:
+        # Rare kinds and pawns: compare with the generator.
+        n = generate_legal(pos, moves, GEN_ALL)
+        for i in range(n):
+            if moves[i] == m:
+                return True
+        return False
+    if pos.by_color[us] & sq_bb(t):
+        return False
+    occ = pos.by_type[0]
+    if not (piece_attacks(type_of(pc), f, occ) & sq_bb(t)):
+        return False
+    if type_of(pc) == KING:
+        return not attacked_by(pos, t, us ^ 1, occ ^ sq_bb(f))
+    ksq = king_square(pos, us)
+    if pos.st.checkers:
+        if more_than_one(pos.st.checkers):
+            return False
+        if not ((BETWEEN_BB[ksq][fc_lsb(pos.st.checkers)] | pos.st.checkers) & sq_bb(t)):
+            return False
+    # A move off a pin line exposes the king to a slider.
+    occ = (occ ^ sq_bb(f)) | sq_bb(t)
+    return ((bishop_attacks(ksq, occ) & (pos.by_type[BISHOP] | pos.by_type[QUEEN])
+             | rook_attacks(ksq, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
+            & pos.by_color[us ^ 1] & ~sq_bb(t)) == 0
+
+# --- perft ----------------------------------------------------------------------
+
+cdef uint64_t perft(Position* pos, int depth) noexcept nogil:
+    """Leaf nodes at depth, counting the last ply in bulk from the move list."""
+    cdef Move moves[MAX_MOVES]
+    cdef int n, i
+    cdef uint64_t nodes = 0
+    if depth <= 0:
+        return 1
+    n = generate_legal(pos, moves, GEN_ALL)
+    if depth == 1:
+        return n
+    for i in range(n):
+        do_move(pos, moves[i])
+        nodes += perft(pos, depth - 1)
+        undo_move(pos, moves[i])
+    return nodes

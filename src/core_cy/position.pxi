@@ -1,0 +1,321 @@
+# Position: piece bitboards, mailbox, state stack, make/unmake with incremental key.
+#
+# Castling moves are encoded king-takes-rook (from = king square, to = rook square),
+# which serves standard chess and Chess960 alike.
+
+ctypedef struct StateInfo:
+    uint64_t key
+    Bitboard checkers       # enemy pieces giving check to the side to move
+    int castling            # rights mask (WHITE_OO | ...)
+    int ep_square           # NO_SQUARE unless an enemy pawn could capture en passant
+    int rule50              # plies since the last capture or pawn move
+    int plies_from_null
+    int captured            # piece captured by the move that led here
+    Move move               # move that led here
+
+ctypedef struct Position:
+    Bitboard by_type[7]     # [0] = all occupied squares, [PAWN..KING] = both colours
+    Bitboard by_color[2]
+    uint8_t board[64]
+    Color side
+    int chess960
+    int game_ply            # 2 * (fullmove - 1) + (black to move)
+    StateInfo* st           # current state, == states + st_index
+    StateInfo* states
+    int st_index
+    int st_capacity
+    int castling_mask[64]           # rights lost when a move touches the square
+    Square castling_rook[16]        # rook square by right bit
+    Bitboard castling_path[16]      # squares that must be empty (excluding king and rook)
+    Bitboard castling_king_path[16] # squares the king stands on or crosses, to destination
+
+
+cdef inline int type_of(int pc) noexcept nogil:
+    return pc & 7
+
+cdef inline int color_of(int pc) noexcept nogil:
+    return pc >> 3
+
+cdef inline Piece make_piece(Color c, int pt) noexcept nogil:
+    return c * 8 + pt
+
+cdef inline Bitboard pieces(const Position* pos, Color c, int pt) noexcept nogil:
+    return pos.by_color[c] & pos.by_type[pt]
+
+cdef inline Square king_square(const Position* pos, Color c) noexcept nogil:
+    return fc_lsb(pos.by_color[c] & pos.by_type[KING])
+
+# --- moves -------------------------------------------------------------------
+
+cdef inline Square move_from(Move m) noexcept nogil:
+    return m & 63
+
+cdef inline Square move_to(Move m) noexcept nogil:
+    return (m >> 6) & 63
+
+cdef inline int move_kind(Move m) noexcept nogil:
+    return m >> 14
+
+cdef inline int promotion_type(Move m) noexcept nogil:
+    return ((m >> 12) & 3) + KNIGHT
+
+cdef inline Move make_move(Square f, Square t) noexcept nogil:
+    return <Move>(f | (t << 6))
+
+cdef inline Move make_special(Square f, Square t, int kind) noexcept nogil:
+    return <Move>(f | (t << 6) | (kind << 14))
+
+cdef inline Move make_promotion(Square f, Square t, int pt) noexcept nogil:
+    return <Move>(f | (t << 6) | ((pt - KNIGHT) << 12) | (MK_PROMOTION << 14))
+
+cdef inline Square castling_king_to(Color c, bint kingside) noexcept nogil:
+    return relative_square(c, 6 if kingside else 2)
+
+cdef inline Square castling_rook_to(Color c, bint kingside) noexcept nogil:
+    return relative_square(c, 5 if kingside else 3)
+
+# --- attacks -----------------------------------------------------------------
+
+cdef inline Bitboard attackers_to(const Position* pos, Square s, Bitboard occ) noexcept nogil:
+    """Pieces of both colours attacking s with the given occupancy."""
+    return ((PAWN_ATTACKS[BLACK][s] & pieces(pos, WHITE, PAWN))
+            | (PAWN_ATTACKS[WHITE][s] & pieces(pos, BLACK, PAWN))
+            | (KNIGHT_ATTACKS[s] & pos.by_type[KNIGHT])
+            | (KING_ATTACKS[s] & pos.by_type[KING])
+            | (bishop_attacks(s, occ) & (pos.by_type[BISHOP] | pos.by_type[QUEEN]))
+            | (rook_attacks(s, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN])))
+
+cdef inline bint attacked_by(const Position* pos, Square s, Color c, Bitboard occ) noexcept nogil:
+    """Is s attacked by colour c? Sliders first-tested cheaply by leapers."""
+    cdef Bitboard them = pos.by_color[c]
+    if PAWN_ATTACKS[c ^ 1][s] & pos.by_type[PAWN] & them:
+        return True
+    if KNIGHT_ATTACKS[s] & pos.by_type[KNIGHT] & them:
+        return True
+    if KING_ATTACKS[s] & pos.by_type[KING] & them:
+        return True
+    if bishop_attacks(s, occ) & (pos.by_type[BISHOP] | pos.by_type[QUEEN]) & them:
+        return True
+    return (rook_attacks(s, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN]) & them) != 0
+
+cdef inline Bitboard slider_blockers(const Position* pos, Color c) noexcept nogil:
+    """Pieces of either colour that alone shield the king of c from an enemy slider."""
+    cdef Square ksq = king_square(pos, c)
+    cdef Bitboard them = pos.by_color[c ^ 1]
+    cdef Bitboard snipers = ((rook_attacks(ksq, 0) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
+                             | (bishop_attacks(ksq, 0) & (pos.by_type[BISHOP] | pos.by_type[QUEEN]))) & them
+    cdef Bitboard blockers = 0, b
+    cdef Square s
+    while snipers:
+        s = pop_lsb(&snipers)
+        b = BETWEEN_BB[ksq][s] & pos.by_type[0]
+        if b and not more_than_one(b):
+            blockers |= b
+    return blockers
+
+cdef inline Bitboard compute_checkers(const Position* pos) noexcept nogil:
+    return attackers_to(pos, king_square(pos, pos.side), pos.by_type[0]) & pos.by_color[pos.side ^ 1]
+
+# --- piece placement ------------------------------------------------------------
+
+cdef inline void put_piece(Position* pos, Piece pc, Square s) noexcept nogil:
+    cdef Bitboard b = sq_bb(s)
+    pos.board[s] = pc
+    pos.by_type[0] |= b
+    pos.by_type[type_of(pc)] |= b
+    pos.by_color[color_of(pc)] |= b
+
+cdef inline void remove_piece(Position* pos, Square s) noexcept nogil:
+    cdef Piece pc = pos.board[s]
+    cdef Bitboard b = sq_bb(s)
+    pos.by_type[0] ^= b
+    pos.by_type[type_of(pc)] ^= b
+    pos.by_color[color_of(pc)] ^= b
+    pos.board[s] = NO_PIECE
+
+cdef inline void move_piece(Position* pos, Square f, Square t) noexcept nogil:
+    cdef Piece pc = pos.board[f]
+    cdef Bitboard b = sq_bb(f) | sq_bb(t)
+    pos.by_type[0] ^= b
+    pos.by_type[type_of(pc)] ^= b
+    pos.by_color[color_of(pc)] ^= b
+    pos.board[f] = NO_PIECE
+    pos.board[t] = pc
+
+# --- make / unmake ----------------------------------------------------------------
+
+cdef inline bint can_capture_en_passant(const Position* pos, Square pawn_to, Color capturer) noexcept nogil:
+    """Does a pawn of `capturer` stand beside the pawn that just double-pushed?"""
+    return ((shift_west(sq_bb(pawn_to)) | shift_east(sq_bb(pawn_to)))
+            & pieces(pos, capturer, PAWN)) != 0
+
+cdef inline void do_castling(Position* pos, Color us, Square kfrom, Square rfrom, bint undo) noexcept nogil:
+    cdef bint kingside = rfrom > kfrom
+    cdef Square kto = castling_king_to(us, kingside)
+    cdef Square rto = castling_rook_to(us, kingside)
+    if undo:
+        remove_piece(pos, kto)
+        remove_piece(pos, rto)
+        put_piece(pos, make_piece(us, KING), kfrom)
+        put_piece(pos, make_piece(us, ROOK), rfrom)
+    else:
+        remove_piece(pos, kfrom)
+        remove_piece(pos, rfrom)
+        put_piece(pos, make_piece(us, KING), kto)
+        put_piece(pos, make_piece(us, ROOK), rto)
+
+cdef void do_move(Position* pos, Move m) noexcept nogil:
+    """Play a legal move. The caller guarantees a free state slot."""
+    cdef StateInfo* prev = pos.st
+    cdef StateInfo* st = prev + 1
+    cdef Color us = pos.side, them = us ^ 1
+    cdef Square f = move_from(m), t = move_to(m), capsq
+    cdef int kind = move_kind(m)
+    cdef Piece pc = pos.board[f], captured = NO_PIECE, promo
+    cdef uint64_t key = prev.key ^ ZOBRIST_WHITE_TO_MOVE
+    cdef bint kingside
+    cdef int rights
+
+    st.castling = prev.castling
+    st.rule50 = prev.rule50 + 1
+    st.plies_from_null = prev.plies_from_null + 1
+    st.ep_square = NO_SQUARE
+    st.move = m
+    if prev.ep_square != NO_SQUARE:
+        key ^= ZOBRIST_EP[file_of(prev.ep_square)]
+
+    if kind == MK_CASTLING:
+        kingside = t > f
+        key ^= (ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][castling_king_to(us, kingside)]
+                ^ ZOBRIST_PSQ[make_piece(us, ROOK)][t]
+                ^ ZOBRIST_PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)])
+        do_castling(pos, us, f, t, False)
+    else:
+        capsq = t
+        if kind == MK_EN_PASSANT:
+            capsq = t ^ 8
+        captured = pos.board[capsq]
+        if captured != NO_PIECE:
+            key ^= ZOBRIST_PSQ[captured][capsq]
+            remove_piece(pos, capsq)
+            st.rule50 = 0
+        key ^= ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][t]
+        move_piece(pos, f, t)
+        if type_of(pc) == PAWN:
+            st.rule50 = 0
+            if (f ^ t) == 16 and can_capture_en_passant(pos, t, them):
+                st.ep_square = (f + t) >> 1
+                key ^= ZOBRIST_EP[file_of(st.ep_square)]
+            elif kind == MK_PROMOTION:
+                promo = make_piece(us, promotion_type(m))
+                remove_piece(pos, t)
+                put_piece(pos, promo, t)
+                key ^= ZOBRIST_PSQ[pc][t] ^ ZOBRIST_PSQ[promo][t]
+
+    rights = st.castling & (pos.castling_mask[f] | pos.castling_mask[t])
+    if rights:
+        key ^= ZOBRIST_CASTLING[st.castling] ^ ZOBRIST_CASTLING[st.castling & ~rights]
+        st.castling &= ~rights
+
+    st.captured = captured
+    st.key = key
+    pos.st = st
+    pos.st_index += 1
+    pos.game_ply += 1
+    pos.side = them
+    st.checkers = compute_checkers(pos)
+
+cdef void undo_move(Position* pos, Move m) noexcept nogil:
+    cdef StateInfo* st = pos.st
+    cdef Color us = pos.side ^ 1
+    cdef Square f = move_from(m), t = move_to(m)
+    cdef int kind = move_kind(m)
+    pos.side = us
+    if kind == MK_CASTLING:
+        do_castling(pos, us, f, t, True)
+    else:
+        if kind == MK_PROMOTION:
+            remove_piece(pos, t)
+            put_piece(pos, make_piece(us, PAWN), t)
+        move_piece(pos, t, f)
+        if st.captured != NO_PIECE:
+            put_piece(pos, st.captured, t ^ 8 if kind == MK_EN_PASSANT else t)
+    pos.st = st - 1
+    pos.st_index -= 1
+    pos.game_ply -= 1
+
+cdef void do_null_move(Position* pos) noexcept nogil:
+    """Pass the move (never when in check). The caller guarantees a free state slot."""
+    cdef StateInfo* prev = pos.st
+    cdef StateInfo* st = prev + 1
+    st[0] = prev[0]
+    st.key ^= ZOBRIST_WHITE_TO_MOVE
+    if prev.ep_square != NO_SQUARE:
+        st.key ^= ZOBRIST_EP[file_of(prev.ep_square)]
+        st.ep_square = NO_SQUARE
+    st.rule50 = prev.rule50 + 1
+    st.plies_from_null = 0
+    st.captured = NO_PIECE
+    st.move = MOVE_NULL
+    st.checkers = 0
+    pos.st = st
+    pos.st_index += 1
+    pos.game_ply += 1
+    pos.side ^= 1
+
+cdef void undo_null_move(Position* pos) noexcept nogil:
+    pos.st -= 1
+    pos.st_index -= 1
+    pos.game_ply -= 1
+    pos.side ^= 1
+
+# --- draws ------------------------------------------------------------------------
+
+cdef inline bint is_repetition(const Position* pos, int ply_from_root) noexcept nogil:
+    """Twofold repetition inside the search (after the root), threefold before it."""
+    cdef int end = min(pos.st.rule50, pos.st.plies_from_null)
+    cdef int i, hits = 0
+    cdef const StateInfo* stp
+    if end < 4:
+        return False
+    i = 4
+    stp = pos.st - 2
+    while i <= end:
+        stp -= 2
+        if stp.key == pos.st.key:
+            if i < ply_from_root:
+                return True      # the repeated position lies inside the search tree
+            hits += 1
+            if hits >= 2:
+                return True      # third occurrence in the game
+        i += 2
+    return False
+
+cdef inline bint has_insufficient_material(const Position* pos) noexcept nogil:
+    """No sequence of legal moves can mate: K v K, K+minor v K, KB v KB same colour."""
+    cdef Bitboard minors
+    cdef Bitboard dark = 0xAA55AA55AA55AA55ULL
+    if pos.by_type[PAWN] | pos.by_type[ROOK] | pos.by_type[QUEEN]:
+        return False
+    minors = pos.by_type[KNIGHT] | pos.by_type[BISHOP]
+    if not more_than_one(minors):
+        return True
+    if pos.by_type[KNIGHT] == 0:
+        return (pos.by_type[BISHOP] & dark) == 0 or (pos.by_type[BISHOP] & ~dark) == 0
+    return False
+
+# --- key from scratch (for validation) -------------------------------------------------
+
+cdef uint64_t compute_key(const Position* pos) noexcept nogil:
+    cdef uint64_t key = 0
+    cdef Bitboard b = pos.by_type[0]
+    cdef Square s
+    while b:
+        s = pop_lsb(&b)
+        key ^= ZOBRIST_PSQ[pos.board[s]][s]
+    key ^= ZOBRIST_CASTLING[pos.st.castling]
+    if pos.st.ep_square != NO_SQUARE:
+        key ^= ZOBRIST_EP[file_of(pos.st.ep_square)]
+    if pos.side == WHITE:
+        key ^= ZOBRIST_WHITE_TO_MOVE
+    return key

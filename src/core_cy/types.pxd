@@ -1,0 +1,54 @@
+# Basic types and constants shared by every part of the core.
+from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t, int16_t, int32_t, int64_t
+
+cdef extern from "bitops.h":
+    int fc_popcount(uint64_t b) noexcept nogil
+    int fc_lsb(uint64_t b) noexcept nogil
+    int fc_msb(uint64_t b) noexcept nogil
+    int64_t fc_now_ms() noexcept nogil
+
+ctypedef uint64_t Bitboard
+ctypedef uint16_t Move       # from | to << 6 | promo << 12 | kind << 14
+ctypedef int Square          # 0 = a1 .. 63 = h8
+ctypedef int Piece           # color * 8 + piece type; 0 = empty
+ctypedef int Color
+ctypedef int Score
+
+cdef enum:
+    WHITE = 0
+    BLACK = 1
+
+cdef enum:
+    NO_PIECE_TYPE = 0
+    PAWN = 1
+    KNIGHT = 2
+    BISHOP = 3
+    ROOK = 4
+    QUEEN = 5
+    KING = 6
+
+cdef enum:
+    NO_PIECE = 0
+    NO_SQUARE = 64
+
+# Move kinds (bits 14-15) and promotion pieces (bits 12-13: knight..queen).
+cdef enum:
+    MK_NORMAL = 0
+    MK_PROMOTION = 1
+    MK_EN_PASSANT = 2
+    MK_CASTLING = 3
+    MOVE_NONE = 0
+    MOVE_NULL = 65      # from b1 to b1: never a real move
+
+# Castling rights bits.
+cdef enum:
+    WHITE_OO = 1
+    WHITE_OOO = 2
+    BLACK_OO = 4
+    BLACK_OOO = 8
+    ALL_CASTLING = 15
+
+cdef enum:
+    MAX_MOVES = 256      # legal moves in a position never exceed 218
+    MAX_PLY = 246        # deepest search ply
+    STATE_SLACK = 256    # states kept free beyond the game history for a search

@@ -1,0 +1,3 @@
+from fianchetto.cli import main
+
+raise SystemExit(main())

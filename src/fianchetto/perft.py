@@ -1,0 +1,31 @@
+"""Perft reports shared by the command line and the UCI loop."""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from fianchetto.board import Board
+
+
+def divide_report(board: Board, depth: int, emit: Callable[[str], None]) -> int:
+    """Emit one ``move: count`` line per legal move, then return the total."""
+    total = 0
+    for move, count in board.divide(depth):
+        emit(f"{move}: {count}")
+        total += count
+    return total
+
+
+def run_perft(board: Board, depth: int, divide: bool, emit: Callable[[str], None]) -> int:
+    """The ``fianchetto perft`` report: optional divide, node count, time, speed."""
+    start = time.perf_counter()
+    if divide and depth >= 1:
+        nodes = divide_report(board, depth, emit)
+        emit("")
+    else:
+        nodes = board.perft(depth)
+    elapsed = time.perf_counter() - start
+    emit(f"Nodes searched: {nodes}")
+    emit(f"Time: {elapsed * 1000:.0f} ms")
+    emit(f"Nodes/second: {int(nodes / elapsed) if elapsed > 0 else 0}")
+    return nodes
