@@ -238,6 +238,37 @@ cdef class Board:
             result.append((move_to_uci(&self.pos, moves[i], self.pos.chess960), nodes))
         return result
 
+    def make_unmake(self, int rounds):
+        """Play and take back every legal move `rounds` times; return the moves made.
+
+        A measure of make/unmake speed for the benchmarks."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_legal(&self.pos, moves, GEN_ALL), i, r
+        self._reserve(1)
+        with nogil:
+            for r in range(rounds):
+                for i in range(n):
+                    do_move(&self.pos, moves[i])
+                    undo_move(&self.pos, moves[i])
+        return <long long>rounds * n
+
+    def checkers(self):
+        """Squares of the pieces giving check, as names."""
+        cdef Bitboard b = self.pos.st.checkers
+        names = []
+        while b:
+            names.append(square_name(pop_lsb(&b)))
+        return names
+
+    def evaluate(self):
+        """Static evaluation in centipawns from the side to move's point of view."""
+        refresh_incremental_eval(&self.pos)
+        return evaluate(&self.pos)
+
+    def eval_trace(self):
+        """The evaluation term by term (white's view), as text for the `eval` command."""
+        return eval_trace_text(&self.pos)
+
     def _check_invariants(self):
         """Recompute the key and the occupancy from scratch and compare (for tests)."""
         return check_invariants(&self.pos)
@@ -258,3 +289,243 @@ cdef bint check_invariants(const Position* pos) noexcept nogil:
     if pos.by_color[0] & pos.by_color[1]:
         return False
     return compute_key(pos) == pos.st.key and compute_checkers(pos) == pos.st.checkers
+
+
+cdef tuple uci_score(int score):
+    """('cp', centipawns) or ('mate', moves), positive when the side to move mates."""
+    if score >= VALUE_MATE_IN_MAX_PLY:
+        return ("mate", (VALUE_MATE - score + 1) // 2)
+    if score <= -VALUE_MATE_IN_MAX_PLY:
+        return ("mate", -((VALUE_MATE + score) // 2))
+    return ("cp", score)
+
+
+cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
+    """Recompute pos.psq and pos.phase from scratch (after the weights changed)."""
+    cdef Bitboard b = pos.by_type[0]
+    cdef Square s
+    pos.psq = 0
+    pos.phase = 0
+    while b:
+        s = pop_lsb(&b)
+        pos.psq += PSQ[pos.board[s]][s]
+        pos.phase += PHASE_WEIGHT[type_of(pos.board[s])]
+
+
+cdef class Search:
+    """A search with its own transposition table and history tables.
+
+    ``start(board, ...)`` prepares a search synchronously (a ``stop()`` from then on
+    ends it); ``run()`` performs it with the GIL released and returns
+    ``(best, ponder)`` as UCI strings; ``go(board, ...)`` does both.
+    """
+    cdef TranspositionTable tt
+    cdef SearchThread* thread
+    cdef SharedState shared
+    cdef StateInfo* states
+    cdef int states_capacity
+    cdef object info
+    cdef bint chess960
+    cdef bint prepared
+
+    def __cinit__(self, hash_mb=16):
+        self.thread = <SearchThread*>calloc(1, sizeof(SearchThread))
+        if self.thread == NULL:
+            raise MemoryError()
+        self.tt.buckets = NULL
+        self.states = NULL
+        self.states_capacity = 0
+        self.set_hash(hash_mb)
+
+    def __dealloc__(self):
+        free(self.thread)
+        free(self.tt.buckets)
+        free(self.states)
+
+    def set_hash(self, megabytes):
+        """Resize the transposition table (clearing it)."""
+        if not tt_allocate(&self.tt, max(1, int(megabytes))):
+            raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
+
+    def clear(self):
+        """Forget everything learnt: transposition table, killers, history."""
+        tt_clear(&self.tt)
+        memset(self.thread, 0, sizeof(SearchThread))
+
+    def hashfull(self):
+        return tt_hashfull(&self.tt)
+
+    def stop(self):
+        fc_store_flag(&self.shared.stop, 1)
+
+    def set_time_limits(self, soft_ms, hard_ms):
+        """Soft (no new iteration) and hard (abort) limits in ms from the start of the search."""
+        fc_store_flag(&self.shared.soft_ms, max(0, int(soft_ms)))
+        fc_store_flag(&self.shared.hard_ms, max(0, int(hard_ms)))
+
+    cdef void _copy_position(self, Board board) except *:
+        cdef int needed = board.pos.st_index + MAX_PLY + 16
+        if needed > self.states_capacity:
+            free(self.states)
+            self.states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
+            if self.states == NULL:
+                self.states_capacity = 0
+                raise MemoryError()
+            self.states_capacity = needed
+        self.thread.pos = board.pos
+        memcpy(self.states, board.pos.states, sizeof(StateInfo) * (board.pos.st_index + 1))
+        self.thread.pos.states = self.states
+        self.thread.pos.st_capacity = self.states_capacity
+        self.thread.pos.st = self.states + board.pos.st_index
+        refresh_incremental_eval(&self.thread.pos)
+
+    def start(self, Board board, *, depth=0, nodes=0, movetime_soft=0, movetime_hard=0, mate=0,
+              multipv=1, searchmoves=None, info=None):
+        """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits."""
+        cdef SearchThread* t = self.thread
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i
+        self._copy_position(board)
+        self.chess960 = board.pos.chess960
+        self.info = info
+        t.tt = &self.tt
+        t.shared = &self.shared
+        t.reporter = <void*>self
+        t.limits.depth = max(0, min(int(depth), MAX_PLY - 10))
+        t.limits.nodes = max(0, int(nodes))
+        t.limits.mate = max(0, min(int(mate), 100))
+        t.limits.multipv = max(1, int(multipv))
+        n = generate_legal(&t.pos, moves, GEN_ALL)
+        allowed = None
+        if searchmoves:
+            allowed = {parse_uci_move(&t.pos, text, self.chess960) for text in searchmoves}
+        t.root_count = 0
+        for i in range(n):
+            if allowed is None or moves[i] in allowed:
+                t.root_moves[t.root_count].move = moves[i]
+                t.root_moves[t.root_count].score = -VALUE_INFINITE
+                t.root_moves[t.root_count].previous_score = -VALUE_INFINITE
+                t.root_moves[t.root_count].pv[0] = moves[i]
+                t.root_moves[t.root_count].pv_length = 1
+                t.root_moves[t.root_count].seldepth = 0
+                t.root_count += 1
+        if t.root_count == 0 and allowed is not None:
+            raise ValueError("none of the searchmoves is legal")
+        self._order_root_moves()
+        t.nodes = 0
+        t.seldepth = 0
+        t.completed_depth = 0
+        t.pv_index = 0
+        fc_store_flag(&self.shared.stop, 0)
+        self.set_time_limits(movetime_soft, movetime_hard)
+        t.start_ms = fc_now_ms()
+        self.prepared = True
+
+    cdef void _order_root_moves(self):
+        """Initial root order: the staged picker's order (TT move, captures, quiets)."""
+        cdef SearchThread* t = self.thread
+        cdef MovePicker mp
+        cdef TTHit hit
+        cdef Move m, tt_move = MOVE_NONE, no_killers[2]
+        cdef RootMove tmp
+        cdef int placed = 0, i
+        no_killers[0] = MOVE_NONE
+        no_killers[1] = MOVE_NONE
+        if tt_probe(&self.tt, t.pos.st.key, &hit):
+            tt_move = hit.move
+        picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history)
+        while placed < t.root_count:
+            m = next_move(&mp, &t.pos, False)
+            if m == MOVE_NONE:
+                break
+            for i in range(placed, t.root_count):
+                if t.root_moves[i].move == m:
+                    tmp = t.root_moves[placed]
+                    t.root_moves[placed] = t.root_moves[i]
+                    t.root_moves[i] = tmp
+                    placed += 1
+                    break
+
+    def run(self):
+        """Search what start() prepared; returns (best, ponder) UCI strings (None if absent)."""
+        cdef SearchThread* t = self.thread
+        if not self.prepared:
+            raise RuntimeError("run() without start()")
+        self.prepared = False
+        if t.root_count == 0:
+            return None, None
+        tt_new_search(&self.tt)
+        with nogil:
+            iterative_deepening(t)
+        if t.completed_depth == 0 and t.root_moves[0].score == -VALUE_INFINITE:
+            t.root_moves[0].score = 0
+        self._report_line(max(t.completed_depth, 1), 0, BOUND_EXACT, True)
+        return self._best_and_ponder()
+
+    def go(self, Board board, **limits):
+        self.start(board, **limits)
+        return self.run()
+
+    cdef tuple _best_and_ponder(self):
+        cdef SearchThread* t = self.thread
+        cdef RootMove* rm = &t.root_moves[0]
+        cdef Move ponder = MOVE_NONE
+        cdef TTHit hit
+        best = move_to_uci(&t.pos, rm.move, self.chess960)
+        do_move(&t.pos, rm.move)
+        if rm.pv_length >= 2 and is_legal_move(&t.pos, rm.pv[1]):
+            ponder = rm.pv[1]
+        elif tt_probe(&self.tt, t.pos.st.key, &hit) and is_legal_move(&t.pos, hit.move):
+            ponder = hit.move
+        ponder_text = move_to_uci(&t.pos, ponder, self.chess960) if ponder != MOVE_NONE else None
+        undo_move(&t.pos, rm.move)
+        return best, ponder_text
+
+    cdef list _pv_text(self, RootMove* rm):
+        """The PV as UCI text, cut at the first move that is not legal (never expected)."""
+        cdef SearchThread* t = self.thread
+        cdef int i, played = 0
+        out = []
+        for i in range(rm.pv_length):
+            if not is_legal_move(&t.pos, rm.pv[i]):
+                break
+            out.append(move_to_uci(&t.pos, rm.pv[i], self.chess960))
+            do_move(&t.pos, rm.pv[i])
+            played += 1
+        for i in range(played - 1, -1, -1):
+            undo_move(&t.pos, rm.pv[i])
+        return out
+
+    cdef void _report_line(self, int depth, int pv_index, int bound, bint final=False):
+        cdef SearchThread* t = self.thread
+        cdef RootMove* rm = &t.root_moves[pv_index]
+        cdef int64_t elapsed = max(elapsed_ms(t), 0)
+        cdef int score = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+        if self.info is None:
+            return
+        if score == -VALUE_INFINITE:
+            score = 0
+        bound_text = None
+        if bound == BOUND_UPPER:
+            bound_text = "upperbound"
+        elif bound == BOUND_LOWER:
+            bound_text = "lowerbound"
+        data = {
+            "depth": depth, "seldepth": max(rm.seldepth, 1), "multipv": pv_index + 1,
+            "score": uci_score(score), "bound": bound_text, "nodes": t.nodes,
+            "nps": t.nodes * 1000 // max(elapsed, 1), "time": elapsed,
+            "hashfull": tt_hashfull(&self.tt), "pv": self._pv_text(rm), "final": final,
+        }
+        try:
+            self.info(data)
+        except Exception:
+            pass
+
+    cdef void _report_currmove(self, Move m, int number, int depth):
+        if self.info is None:
+            return
+        try:
+            self.info({"currmove": move_to_uci(&self.thread.pos, m, self.chess960),
+                       "currmovenumber": number, "depth": depth})
+        except Exception:
+            pass

@@ -57,4 +57,13 @@ static inline int64_t fc_now_ms(void) {
 }
 #endif
 
+/* A flag shared between the search thread and the thread that stops it. */
+#if defined(_MSC_VER)
+static __forceinline int fc_load_flag(volatile int* p) { return *p; }
+static __forceinline void fc_store_flag(volatile int* p, int v) { *p = v; }
+#else
+static inline int fc_load_flag(volatile int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void fc_store_flag(volatile int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#endif
+
 #endif

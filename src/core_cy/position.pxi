@@ -28,6 +28,8 @@ ctypedef struct Position:
     Square castling_rook[16]        # rook square by right bit
     Bitboard castling_path[16]      # squares that must be empty (excluding king and rook)
     Bitboard castling_king_path[16] # squares the king stands on or crosses, to destination
+    PackedScore psq                 # material + piece-square sum, white's view, incremental
+    int phase                       # game phase from non-pawn material, PHASE_MAX = opening
 
 
 cdef inline int type_of(int pc) noexcept nogil:
@@ -124,6 +126,8 @@ cdef inline void put_piece(Position* pos, Piece pc, Square s) noexcept nogil:
     pos.by_type[0] |= b
     pos.by_type[type_of(pc)] |= b
     pos.by_color[color_of(pc)] |= b
+    pos.psq += PSQ[pc][s]
+    pos.phase += PHASE_WEIGHT[type_of(pc)]
 
 cdef inline void remove_piece(Position* pos, Square s) noexcept nogil:
     cdef Piece pc = pos.board[s]
@@ -132,6 +136,8 @@ cdef inline void remove_piece(Position* pos, Square s) noexcept nogil:
     pos.by_type[type_of(pc)] ^= b
     pos.by_color[color_of(pc)] ^= b
     pos.board[s] = NO_PIECE
+    pos.psq -= PSQ[pc][s]
+    pos.phase -= PHASE_WEIGHT[type_of(pc)]
 
 cdef inline void move_piece(Position* pos, Square f, Square t) noexcept nogil:
     cdef Piece pc = pos.board[f]
@@ -141,6 +147,7 @@ cdef inline void move_piece(Position* pos, Square f, Square t) noexcept nogil:
     pos.by_color[color_of(pc)] ^= b
     pos.board[f] = NO_PIECE
     pos.board[t] = pc
+    pos.psq += PSQ[pc][t] - PSQ[pc][f]
 
 # --- make / unmake ----------------------------------------------------------------
 

@@ -1,0 +1,269 @@
+# Static exchange evaluation and the staged move picker.
+#
+# Main search order: TT move, good captures (MVV-LVA, SEE >= 0), killers, counter
+# move, quiets by history, bad captures. In check: TT move, then all evasions.
+# Quiescence: TT move, then captures and promotions. Quiet moves are generated
+# only when the earlier stages did not cut off.
+
+cdef int SEE_VALUE[7]
+SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 20000]
+
+cdef enum:
+    STAGE_TT = 0
+    STAGE_CAPTURES_INIT = 1
+    STAGE_GOOD_CAPTURES = 2
+    STAGE_KILLER_1 = 3
+    STAGE_KILLER_2 = 4
+    STAGE_COUNTER = 5
+    STAGE_QUIETS_INIT = 6
+    STAGE_QUIETS = 7
+    STAGE_BAD_CAPTURES = 8
+    STAGE_EVASION_TT = 9
+    STAGE_EVASIONS_INIT = 10
+    STAGE_EVASIONS = 11
+    STAGE_QS_TT = 12
+    STAGE_QS_INIT = 13
+    STAGE_QS_CAPTURES = 14
+    STAGE_DONE = 15
+
+cdef inline bint is_capture(const Position* pos, Move m) noexcept nogil:
+    return (pos.board[move_to(m)] != NO_PIECE and move_kind(m) != MK_CASTLING) \
+        or move_kind(m) == MK_EN_PASSANT
+
+cdef inline bint is_quiet(const Position* pos, Move m) noexcept nogil:
+    return not is_capture(pos, m) and move_kind(m) != MK_PROMOTION
+
+
+cdef bint see_ge(const Position* pos, Move m, int threshold) noexcept nogil:
+    """Does the exchange sequence on the target square win at least `threshold`?"""
+    cdef Square f = move_from(m), t = move_to(m)
+    cdef Bitboard occ, attackers, stm_attackers, diagonal, straight, b
+    cdef Color stm
+    cdef int swap, result = 1
+    if move_kind(m) != MK_NORMAL:
+        return 0 >= threshold
+    swap = SEE_VALUE[type_of(pos.board[t])] - threshold
+    if swap < 0:
+        return False
+    swap = SEE_VALUE[type_of(pos.board[f])] - swap
+    if swap <= 0:
+        return True
+    occ = pos.by_type[0] ^ sq_bb(f) ^ sq_bb(t)
+    stm = pos.side
+    attackers = attackers_to(pos, t, occ)
+    diagonal = pos.by_type[BISHOP] | pos.by_type[QUEEN]
+    straight = pos.by_type[ROOK] | pos.by_type[QUEEN]
+    while True:
+        stm ^= 1
+        attackers &= occ
+        stm_attackers = attackers & pos.by_color[stm]
+        if not stm_attackers:
+            break
+        result ^= 1
+        # Capture with the least valuable attacker, revealing x-rays behind it.
+        b = stm_attackers & pos.by_type[PAWN]
+        if b:
+            swap = SEE_VALUE[PAWN] - swap
+            if swap < result:
+                break
+            occ ^= b & -b
+            attackers |= bishop_attacks(t, occ) & diagonal
+            continue
+        b = stm_attackers & pos.by_type[KNIGHT]
+        if b:
+            swap = SEE_VALUE[KNIGHT] - swap
+            if swap < result:
+                break
+            occ ^= b & -b
+            continue
+        b = stm_attackers & pos.by_type[BISHOP]
+        if b:
+            swap = SEE_VALUE[BISHOP] - swap
+            if swap < result:
+                break
+            occ ^= b & -b
+            attackers |= bishop_attacks(t, occ) & diagonal
+            continue
+        b = stm_attackers & pos.by_type[ROOK]
+        if b:
+            swap = SEE_VALUE[ROOK] - swap
+            if swap < result:
+                break
+            occ ^= b & -b
+            attackers |= rook_attacks(t, occ) & straight
+            continue
+        b = stm_attackers & pos.by_type[QUEEN]
+        if b:
+            swap = SEE_VALUE[QUEEN] - swap
+            if swap < result:
+                break
+            occ ^= b & -b
+            attackers |= (bishop_attacks(t, occ) & diagonal) | (rook_attacks(t, occ) & straight)
+            continue
+        # Only the king is left: it may capture only if nothing defends the square.
+        if attackers & ~pos.by_color[stm]:
+            return result ^ 1
+        return result
+    return result
+
+
+ctypedef struct MovePicker:
+    Move moves[MAX_MOVES]
+    int scores[MAX_MOVES]
+    Move bad_captures[MAX_MOVES]
+    int count
+    int index
+    int bad_count
+    int bad_index
+    int stage
+    Move tt_move
+    Move killers[2]
+    Move counter
+    const int (*history)[64][64]   # history[colour][from][to]
+
+
+cdef inline int capture_score(const Position* pos, Move m) noexcept nogil:
+    """Most valuable victim first, least valuable attacker as tie-break."""
+    cdef int victim = PAWN if move_kind(m) == MK_EN_PASSANT else type_of(pos.board[move_to(m)])
+    cdef int score = SEE_VALUE[victim] * 8 - type_of(pos.board[move_from(m)])
+    if move_kind(m) == MK_PROMOTION:
+        score += SEE_VALUE[promotion_type(m)] * 8 if promotion_type(m) == QUEEN else -20000
+    return score
+
+cdef inline void picker_init(MovePicker* mp, const Position* pos, Move tt_move, const Move* killers,
+                             Move counter, const int (*history)[64][64]) noexcept nogil:
+    mp.tt_move = tt_move
+    mp.killers[0] = killers[0]
+    mp.killers[1] = killers[1]
+    mp.counter = counter
+    mp.history = history
+    mp.bad_count = 0
+    mp.bad_index = 0
+    mp.count = 0
+    mp.index = 0
+    mp.stage = STAGE_EVASION_TT if pos.st.checkers else STAGE_TT
+
+cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move tt_move,
+                                     const int (*history)[64][64]) noexcept nogil:
+    mp.tt_move = tt_move
+    mp.killers[0] = MOVE_NONE
+    mp.killers[1] = MOVE_NONE
+    mp.counter = MOVE_NONE
+    mp.history = history
+    mp.bad_count = 0
+    mp.count = 0
+    mp.index = 0
+    mp.stage = STAGE_EVASION_TT if pos.st.checkers else STAGE_QS_TT
+
+cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
+    """Selection step: swap the best remaining move to the front and return it."""
+    cdef int best = mp.index, i, tmp_score
+    cdef Move tmp
+    for i in range(mp.index + 1, mp.count):
+        if mp.scores[i] > mp.scores[best]:
+            best = i
+    tmp = mp.moves[best]
+    mp.moves[best] = mp.moves[mp.index]
+    mp.moves[mp.index] = tmp
+    tmp_score = mp.scores[best]
+    mp.scores[best] = mp.scores[mp.index]
+    mp.scores[mp.index] = tmp_score
+    mp.index += 1
+    return tmp
+
+cdef inline void score_captures(MovePicker* mp, const Position* pos) noexcept nogil:
+    cdef int i
+    for i in range(mp.count):
+        mp.scores[i] = capture_score(pos, mp.moves[i])
+
+cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
+    cdef int i
+    cdef Move m
+    for i in range(mp.count):
+        m = mp.moves[i]
+        mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)]
+
+cdef inline void score_evasions(MovePicker* mp, const Position* pos) noexcept nogil:
+    cdef int i
+    cdef Move m
+    for i in range(mp.count):
+        m = mp.moves[i]
+        if is_quiet(pos, m):
+            mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] - (1 << 28)
+        else:
+            mp.scores[i] = capture_score(pos, m)
+
+cdef inline bint is_special_quiet(const MovePicker* mp, Move m) noexcept nogil:
+    return m == mp.killers[0] or m == mp.killers[1] or m == mp.counter
+
+cdef inline bint usable_quiet(const MovePicker* mp, const Position* pos, Move m) noexcept nogil:
+    return m != MOVE_NONE and m != mp.tt_move and is_quiet(pos, m) and is_legal_move(pos, m)
+
+cdef Move next_move(MovePicker* mp, const Position* pos, bint skip_quiets) noexcept nogil:
+    """The next move to search, or MOVE_NONE when the stages are exhausted."""
+    cdef Move m
+    while True:
+        if mp.stage == STAGE_TT or mp.stage == STAGE_EVASION_TT or mp.stage == STAGE_QS_TT:
+            mp.stage += 1
+            if mp.tt_move != MOVE_NONE and is_legal_move(pos, mp.tt_move):
+                if mp.stage != STAGE_QS_INIT or not is_quiet(pos, mp.tt_move):
+                    return mp.tt_move
+        elif mp.stage == STAGE_CAPTURES_INIT or mp.stage == STAGE_QS_INIT:
+            mp.count = generate_legal(pos, mp.moves, GEN_CAPTURES)
+            mp.index = 0
+            score_captures(mp, pos)
+            mp.stage += 1
+        elif mp.stage == STAGE_GOOD_CAPTURES:
+            if mp.index < mp.count:
+                m = pick_best(mp)
+                if m == mp.tt_move:
+                    continue
+                if not see_ge(pos, m, 0):
+                    mp.bad_captures[mp.bad_count] = m
+                    mp.bad_count += 1
+                    continue
+                return m
+            mp.stage = STAGE_KILLER_1
+        elif mp.stage == STAGE_KILLER_1 or mp.stage == STAGE_KILLER_2:
+            m = mp.killers[mp.stage - STAGE_KILLER_1]
+            mp.stage += 1
+            if not skip_quiets and usable_quiet(mp, pos, m):
+                return m
+        elif mp.stage == STAGE_COUNTER:
+            mp.stage = STAGE_QUIETS_INIT
+            m = mp.counter
+            if not skip_quiets and m != mp.killers[0] and m != mp.killers[1] and usable_quiet(mp, pos, m):
+                return m
+        elif mp.stage == STAGE_QUIETS_INIT:
+            mp.stage = STAGE_QUIETS
+            mp.count = 0
+            mp.index = 0
+            if not skip_quiets:
+                mp.count = generate_legal(pos, mp.moves, GEN_QUIETS)
+                score_quiets(mp, pos)
+        elif mp.stage == STAGE_QUIETS:
+            if not skip_quiets and mp.index < mp.count:
+                m = pick_best(mp)
+                if m == mp.tt_move or is_special_quiet(mp, m):
+                    continue
+                return m
+            mp.stage = STAGE_BAD_CAPTURES
+        elif mp.stage == STAGE_BAD_CAPTURES:
+            if mp.bad_index < mp.bad_count:
+                mp.bad_index += 1
+                return mp.bad_captures[mp.bad_index - 1]
+            mp.stage = STAGE_DONE
+        elif mp.stage == STAGE_EVASIONS_INIT:
+            mp.count = generate_legal(pos, mp.moves, GEN_ALL)
+            mp.index = 0
+            score_evasions(mp, pos)
+            mp.stage = STAGE_EVASIONS
+        elif mp.stage == STAGE_EVASIONS or mp.stage == STAGE_QS_CAPTURES:
+            if mp.index < mp.count:
+                m = pick_best(mp)
+                if m == mp.tt_move:
+                    continue
+                return m
+            mp.stage = STAGE_DONE
+        else:
+            return MOVE_NONE

@@ -1,0 +1,124 @@
+# Transposition table: buckets of four 16-byte entries (one cache line).
+#
+# An entry stores key ^ data beside data, so a torn write between two search
+# threads reads as a miss instead of as a wrong position ("lockless hashing").
+# data = move | score << 16 | eval << 32 | depth << 48 | bound/generation << 56.
+
+cdef enum:
+    BOUND_NONE = 0
+    BOUND_UPPER = 1
+    BOUND_LOWER = 2
+    BOUND_EXACT = 3
+    BUCKET_SIZE = 4
+    DEPTH_OFFSET = 8          # stored depth = depth + DEPTH_OFFSET (qsearch uses 0 and below)
+    GENERATION_STEP = 4       # the low two bits of the generation byte hold the bound
+
+ctypedef struct TTEntry:
+    uint64_t check            # key ^ data
+    uint64_t data
+
+ctypedef struct TTBucket:
+    TTEntry entries[BUCKET_SIZE]
+
+ctypedef struct TTHit:
+    Move move
+    int score
+    int eval
+    int depth
+    int bound
+
+ctypedef struct TranspositionTable:
+    TTBucket* buckets
+    uint64_t mask             # bucket count - 1 (a power of two)
+    uint8_t generation
+
+
+cdef inline uint64_t tt_pack(Move m, int score, int eval, int depth, int genbound) noexcept nogil:
+    return (<uint64_t>m | (<uint64_t><uint16_t>score << 16) | (<uint64_t><uint16_t>eval << 32)
+            | (<uint64_t><uint8_t>(depth + DEPTH_OFFSET) << 48) | (<uint64_t><uint8_t>genbound << 56))
+
+cdef inline int entry_depth(uint64_t data) noexcept nogil:
+    return <int>((data >> 48) & 0xFF) - DEPTH_OFFSET
+
+cdef inline int entry_age(const TranspositionTable* tt, uint64_t data) noexcept nogil:
+    """How many searches ago the entry was written (0 = this one)."""
+    return ((tt.generation - <uint8_t>(data >> 56)) & 0xFF) // GENERATION_STEP
+
+cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
+    """Size the table to the largest power of two of buckets that fits; 0 on failure."""
+    cdef uint64_t count = 1
+    cdef TTBucket* buckets
+    while count * 2 * sizeof(TTBucket) <= megabytes * 1024 * 1024:
+        count *= 2
+    buckets = <TTBucket*>calloc(count, sizeof(TTBucket))
+    if buckets == NULL:
+        return 0
+    free(tt.buckets)
+    tt.buckets = buckets
+    tt.mask = count - 1
+    tt.generation = 0
+    return 1
+
+cdef void tt_clear(TranspositionTable* tt) noexcept nogil:
+    memset(tt.buckets, 0, (tt.mask + 1) * sizeof(TTBucket))
+    tt.generation = 0
+
+cdef inline void tt_new_search(TranspositionTable* tt) noexcept nogil:
+    tt.generation = <uint8_t>(tt.generation + GENERATION_STEP)
+
+cdef inline TTBucket* tt_bucket(const TranspositionTable* tt, uint64_t key) noexcept nogil:
+    return &tt.buckets[key & tt.mask]
+
+cdef inline bint tt_probe(const TranspositionTable* tt, uint64_t key, TTHit* hit) noexcept nogil:
+    cdef TTBucket* bucket = tt_bucket(tt, key)
+    cdef uint64_t data
+    cdef int i
+    for i in range(BUCKET_SIZE):
+        data = bucket.entries[i].data
+        if (bucket.entries[i].check ^ data) == key and data != 0:
+            hit.move = <Move>(data & 0xFFFF)
+            hit.score = <int16_t>((data >> 16) & 0xFFFF)
+            hit.eval = <int16_t>((data >> 32) & 0xFFFF)
+            hit.depth = entry_depth(data)
+            hit.bound = (data >> 56) & 3
+            return True
+    return False
+
+cdef inline void tt_store(TranspositionTable* tt, uint64_t key, Move m, int score, int eval,
+                          int depth, int bound) noexcept nogil:
+    """Write into the slot of the same key, else replace the shallowest, oldest entry."""
+    cdef TTBucket* bucket = tt_bucket(tt, key)
+    cdef TTEntry* slot = &bucket.entries[0]
+    cdef TTEntry* e
+    cdef uint64_t old
+    cdef int i, worth, best_worth = 1 << 30
+    for i in range(BUCKET_SIZE):
+        e = &bucket.entries[i]
+        old = e.data
+        if (e.check ^ old) == key:
+            if m == MOVE_NONE:
+                m = <Move>(old & 0xFFFF)
+            # Keep a deeper result of this search unless the new one is exact.
+            if bound != BOUND_EXACT and entry_age(tt, old) == 0 and entry_depth(old) > depth + 3:
+                return
+            slot = e
+            break
+        worth = entry_depth(old) - 8 * entry_age(tt, old) if old != 0 else -(1 << 20)
+        if worth < best_worth:
+            best_worth = worth
+            slot = e
+    old = tt_pack(m, score, eval, depth, tt.generation | bound)
+    slot.data = old
+    slot.check = key ^ old
+
+cdef int tt_hashfull(const TranspositionTable* tt) noexcept nogil:
+    """Permille of sampled entries written in the current search."""
+    cdef uint64_t samples = min(<uint64_t>250, tt.mask + 1), b
+    cdef int i, used = 0
+    cdef uint64_t data
+    for b in range(samples):
+        for i in range(BUCKET_SIZE):
+            data = tt.buckets[b].entries[i].data
+            if data != 0 and entry_age(tt, data) == 0:
+                used += 1
+    return <int>(used * 1000 // (samples * BUCKET_SIZE))
