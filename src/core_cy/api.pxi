@@ -271,24 +271,8 @@ cdef class Board:
 
     def _check_invariants(self):
         """Recompute the key and the occupancy from scratch and compare (for tests)."""
-        return check_invariants(&self.pos)
+        return position_is_consistent(&self.pos)
 
-
-cdef bint check_invariants(const Position* pos) noexcept nogil:
-    cdef Square s
-    cdef Piece pc
-    cdef Bitboard all_pieces = 0
-    for s in range(64):
-        pc = pos.board[s]
-        if pc != NO_PIECE:
-            if not (pos.by_type[type_of(pc)] & pos.by_color[color_of(pc)] & sq_bb(s)):
-                return False
-            all_pieces |= sq_bb(s)
-    if all_pieces != pos.by_type[0] or (pos.by_color[0] | pos.by_color[1]) != all_pieces:
-        return False
-    if pos.by_color[0] & pos.by_color[1]:
-        return False
-    return compute_key(pos) == pos.st.key and compute_checkers(pos) == pos.st.checkers
 
 
 cdef tuple uci_score(int score):
@@ -426,7 +410,8 @@ cdef class Search:
         cdef SearchThread* t = self.thread
         cdef MovePicker mp
         cdef TTHit hit
-        cdef Move m, tt_move = MOVE_NONE, no_killers[2]
+        cdef Move m, tt_move = MOVE_NONE
+        cdef Move no_killers[2]
         cdef RootMove tmp
         cdef int placed = 0, i
         no_killers[0] = MOVE_NONE

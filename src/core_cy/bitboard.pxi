@@ -33,6 +33,10 @@ KNIGHT_DELTAS[:] = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1
 KING_DELTAS[:] = [[1, 1], [1, 0], [1, -1], [0, -1], [-1, -1], [-1, 0], [-1, 1], [0, 1]]
 
 
+cdef inline int iabs(int x) noexcept nogil:
+    """abs() without Cython's overflow check (which would need the GIL)."""
+    return x if x >= 0 else -x
+
 cdef inline Bitboard sq_bb(Square s) noexcept nogil:
     return (<Bitboard>1) << s
 

@@ -4,6 +4,21 @@
 #define FIANCHETTO_BITOPS_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The checked build (FIANCHETTO_DEBUG=1) verifies the core's invariants. */
+#ifdef FIANCHETTO_DEBUG
+#define FC_DEBUG 1
+#else
+#define FC_DEBUG 0
+#endif
+
+static void fc_fail(const char* what) {
+    fprintf(stderr, "fianchetto: broken invariant: %s\n", what);
+    fflush(stderr);
+    abort();
+}
 
 #if defined(_MSC_VER)
 #include <intrin.h>

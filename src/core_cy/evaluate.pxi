@@ -15,7 +15,7 @@ cdef void init_eval_masks() noexcept nogil:
         ADJACENT_FILES[f] = (FILE_BB[f - 1] if f > 0 else 0) | (FILE_BB[f + 1] if f < 7 else 0)
     for s in range(64):
         for s2 in range(64):
-            DISTANCE[s][s2] = max(abs(file_of(s) - file_of(s2)), abs(rank_of(s) - rank_of(s2)))
+            DISTANCE[s][s2] = max(iabs(file_of(s) - file_of(s2)), iabs(rank_of(s) - rank_of(s2)))
         ahead = 0
         for s2 in range(s + 8, 64, 8):
             ahead |= sq_bb(s2)

@@ -231,6 +231,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     pos.game_ply += 1
     pos.side = them
     st.checkers = compute_checkers(pos)
+    if FC_DEBUG:
+        verify_position(pos, "after do_move")
 
 cdef void undo_move(Position* pos, Move m) noexcept nogil:
     cdef StateInfo* st = pos.st
@@ -250,6 +252,8 @@ cdef void undo_move(Position* pos, Move m) noexcept nogil:
     pos.st = st - 1
     pos.st_index -= 1
     pos.game_ply -= 1
+    if FC_DEBUG:
+        verify_position(pos, "after undo_move")
 
 cdef void do_null_move(Position* pos) noexcept nogil:
     """Pass the move (never when in check). The caller guarantees a free state slot."""
@@ -326,3 +330,29 @@ cdef uint64_t compute_key(const Position* pos) noexcept nogil:
     if pos.side == WHITE:
         key ^= ZOBRIST_WHITE_TO_MOVE
     return key
+
+
+cdef bint position_is_consistent(const Position* pos) noexcept nogil:
+    """Mailbox, bitboards, key and checkers agree (recomputed from scratch)."""
+    cdef Square s
+    cdef Piece pc
+    cdef Bitboard all_pieces = 0
+    for s in range(64):
+        pc = pos.board[s]
+        if pc != NO_PIECE:
+            if not (pos.by_type[type_of(pc)] & pos.by_color[color_of(pc)] & sq_bb(s)):
+                return False
+            all_pieces |= sq_bb(s)
+    if all_pieces != pos.by_type[0] or (pos.by_color[0] | pos.by_color[1]) != all_pieces:
+        return False
+    if pos.by_color[0] & pos.by_color[1]:
+        return False
+    if fc_popcount(pieces(pos, WHITE, KING)) != 1 or fc_popcount(pieces(pos, BLACK, KING)) != 1:
+        return False
+    if pos.st != pos.states + pos.st_index or pos.st_index >= pos.st_capacity:
+        return False
+    return compute_key(pos) == pos.st.key and compute_checkers(pos) == pos.st.checkers
+
+cdef void verify_position(const Position* pos, const char* where) noexcept nogil:
+    if not position_is_consistent(pos):
+        fc_fail(where)

@@ -149,7 +149,7 @@ cdef inline void update_pv(SearchThread* t, int ply, Move m) noexcept nogil:
 
 cdef inline void update_history(int* entry, int bonus) noexcept nogil:
     """History with gravity: entries saturate towards +-HISTORY_MAX."""
-    entry[0] += bonus - entry[0] * abs(bonus) // HISTORY_MAX
+    entry[0] += bonus - entry[0] * iabs(bonus) // HISTORY_MAX
 
 cdef inline Move previous_move(const Position* pos) noexcept nogil:
     return pos.st.move
@@ -489,7 +489,7 @@ cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
     """Search the current PV line with a window around the previous score, widening on failure."""
     cdef int previous = t.root_moves[t.pv_index].previous_score
     cdef int delta = ASPIRATION_DELTA, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, score
-    if depth >= ASPIRATION_MIN_DEPTH and abs(previous) < VALUE_MATE_IN_MAX_PLY:
+    if depth >= ASPIRATION_MIN_DEPTH and iabs(previous) < VALUE_MATE_IN_MAX_PLY:
         alpha = max(previous - delta, -VALUE_INFINITE)
         beta = min(previous + delta, VALUE_INFINITE)
     while True:

@@ -67,6 +67,8 @@ cdef inline void tt_new_search(TranspositionTable* tt) noexcept nogil:
     tt.generation = <uint8_t>(tt.generation + GENERATION_STEP)
 
 cdef inline TTBucket* tt_bucket(const TranspositionTable* tt, uint64_t key) noexcept nogil:
+    if FC_DEBUG and (tt.buckets == NULL or (key & tt.mask) > tt.mask):
+        fc_fail("transposition table index out of range")
     return &tt.buckets[key & tt.mask]
 
 cdef inline bint tt_probe(const TranspositionTable* tt, uint64_t key, TTHit* hit) noexcept nogil:

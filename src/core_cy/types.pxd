@@ -2,6 +2,8 @@
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t, int16_t, int32_t, int64_t
 
 cdef extern from "bitops.h":
+    const bint FC_DEBUG
+    void fc_fail(const char* what) noexcept nogil
     int fc_popcount(uint64_t b) noexcept nogil
     int fc_lsb(uint64_t b) noexcept nogil
     int fc_msb(uint64_t b) noexcept nogil
