@@ -297,34 +297,65 @@ cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
 
 
 cdef class Search:
-    """A search with its own transposition table and history tables.
+    """A search with its own transposition table, history tables and threads.
 
     ``start(board, ...)`` prepares a search synchronously (a ``stop()`` from then on
     ends it); ``run()`` performs it with the GIL released and returns
-    ``(best, ponder)`` as UCI strings; ``go(board, ...)`` does both.
+    ``(best, ponder)`` as UCI strings; ``go(board, ...)`` does both. With several
+    threads (Lazy SMP) the helpers search the same root and share the table; the
+    main thread decides and reports.
     """
     cdef TranspositionTable tt
-    cdef SearchThread* thread
+    cdef SearchThread** threads
+    cdef SearchThread* thread          # the main thread, threads[0]
+    cdef int thread_count
     cdef SharedState shared
-    cdef StateInfo* states
-    cdef int states_capacity
     cdef object info
     cdef bint chess960
     cdef bint prepared
 
-    def __cinit__(self, hash_mb=16):
-        self.thread = <SearchThread*>calloc(1, sizeof(SearchThread))
-        if self.thread == NULL:
-            raise MemoryError()
+    def __cinit__(self, hash_mb=16, threads=1):
         self.tt.buckets = NULL
-        self.states = NULL
-        self.states_capacity = 0
+        self.threads = NULL
+        self.thread_count = 0
+        self.set_threads(threads)
         self.set_hash(hash_mb)
 
     def __dealloc__(self):
-        free(self.thread)
+        self._free_threads()
         free(self.tt.buckets)
-        free(self.states)
+
+    cdef void _free_threads(self):
+        cdef int i
+        if self.threads != NULL:
+            for i in range(self.thread_count):
+                if self.threads[i] != NULL:
+                    free(self.threads[i].own_states)
+                    free(self.threads[i])
+            free(self.threads)
+        self.threads = NULL
+        self.thread = NULL
+        self.thread_count = 0
+
+    def set_threads(self, count):
+        """Number of search threads (1 = a single deterministic thread)."""
+        cdef int n = max(1, min(int(count), MAX_THREADS)), i
+        self._free_threads()
+        self.threads = <SearchThread**>calloc(n, sizeof(SearchThread*))
+        if self.threads == NULL:
+            raise MemoryError()
+        self.thread_count = n
+        for i in range(n):
+            self.threads[i] = <SearchThread*>calloc(1, sizeof(SearchThread))
+            if self.threads[i] == NULL:
+                self._free_threads()
+                raise MemoryError()
+            self.threads[i].thread_id = i
+        self.thread = self.threads[0]
+
+    @property
+    def threads(self):
+        return self.thread_count
 
     def set_hash(self, megabytes):
         """Resize the transposition table (clearing it)."""
@@ -333,8 +364,17 @@ cdef class Search:
 
     def clear(self):
         """Forget everything learnt: transposition table, killers, history."""
+        cdef int i
+        cdef StateInfo* states
+        cdef int capacity
         tt_clear(&self.tt)
-        memset(self.thread, 0, sizeof(SearchThread))
+        for i in range(self.thread_count):
+            states = self.threads[i].own_states
+            capacity = self.threads[i].own_capacity
+            memset(self.threads[i], 0, sizeof(SearchThread))
+            self.threads[i].own_states = states
+            self.threads[i].own_capacity = capacity
+            self.threads[i].thread_id = i
 
     def hashfull(self):
         return tt_hashfull(&self.tt)
@@ -347,29 +387,32 @@ cdef class Search:
         fc_store_flag(&self.shared.soft_ms, max(0, int(soft_ms)))
         fc_store_flag(&self.shared.hard_ms, max(0, int(hard_ms)))
 
-    cdef void _copy_position(self, Board board) except *:
+    cdef void _copy_position(self, SearchThread* t, Board board) except *:
+        """Give thread t its own copy of the board, with the game history for repetitions."""
         cdef int needed = board.pos.st_index + MAX_PLY + 16
-        if needed > self.states_capacity:
-            free(self.states)
-            self.states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
-            if self.states == NULL:
-                self.states_capacity = 0
+        if needed > t.own_capacity:
+            free(t.own_states)
+            t.own_states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
+            if t.own_states == NULL:
+                t.own_capacity = 0
                 raise MemoryError()
-            self.states_capacity = needed
-        self.thread.pos = board.pos
-        memcpy(self.states, board.pos.states, sizeof(StateInfo) * (board.pos.st_index + 1))
-        self.thread.pos.states = self.states
-        self.thread.pos.st_capacity = self.states_capacity
-        self.thread.pos.st = self.states + board.pos.st_index
-        refresh_incremental_eval(&self.thread.pos)
+            t.own_capacity = needed
+        t.pos = board.pos
+        memcpy(t.own_states, board.pos.states, sizeof(StateInfo) * (board.pos.st_index + 1))
+        t.pos.states = t.own_states
+        t.pos.st_capacity = t.own_capacity
+        t.pos.st = t.own_states + board.pos.st_index
+        refresh_incremental_eval(&t.pos)
 
     def start(self, Board board, *, depth=0, nodes=0, movetime_soft=0, movetime_hard=0, mate=0,
               multipv=1, searchmoves=None, info=None):
         """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits."""
         cdef SearchThread* t = self.thread
+        cdef SearchThread* helper
         cdef Move moves[MAX_MOVES]
         cdef int n, i
-        self._copy_position(board)
+        for i in range(self.thread_count):
+            self._copy_position(self.threads[i], board)
         self.chess960 = board.pos.chess960
         self.info = info
         t.tt = &self.tt
@@ -400,10 +443,29 @@ cdef class Search:
         t.seldepth = 0
         t.completed_depth = 0
         t.pv_index = 0
+        for i in range(1, self.thread_count):
+            self._prepare_helper(self.threads[i])
         fc_store_flag(&self.shared.stop, 0)
         self.set_time_limits(movetime_soft, movetime_hard)
         t.start_ms = fc_now_ms()
+        for i in range(1, self.thread_count):
+            self.threads[i].start_ms = t.start_ms
         self.prepared = True
+
+    cdef void _prepare_helper(self, SearchThread* helper):
+        """A helper searches the main thread's root moves with no node limit and no reports."""
+        cdef SearchThread* t = self.thread
+        helper.tt = &self.tt
+        helper.shared = &self.shared
+        helper.reporter = NULL
+        helper.limits = t.limits
+        helper.limits.nodes = 0
+        helper.root_count = t.root_count
+        memcpy(helper.root_moves, t.root_moves, sizeof(RootMove) * t.root_count)
+        helper.nodes = 0
+        helper.seldepth = 0
+        helper.completed_depth = 0
+        helper.pv_index = 0
 
     cdef void _order_root_moves(self):
         """Initial root order: the staged picker's order (TT move, captures, quiets)."""
@@ -440,12 +502,36 @@ cdef class Search:
         if t.root_count == 0:
             return None, None
         tt_new_search(&self.tt)
+        helpers = [threading.Thread(target=self._run_helper, args=(i,), daemon=True)
+                   for i in range(1, self.thread_count)]
+        for helper in helpers:
+            helper.start()
         with nogil:
             iterative_deepening(t)
+        fc_store_flag(&self.shared.stop, 1)
+        for helper in helpers:
+            helper.join()
         if t.completed_depth == 0 and t.root_moves[0].score == -VALUE_INFINITE:
             t.root_moves[0].score = 0
         self._report_line(max(t.completed_depth, 1), 0, BOUND_EXACT, True)
         return self._best_and_ponder()
+
+    def _run_helper(self, int index):
+        cdef SearchThread* t = self.threads[index]
+        with nogil:
+            iterative_deepening(t)
+
+    @property
+    def nodes(self):
+        """Nodes searched by all threads in the last search."""
+        return self._total_nodes()
+
+    cdef uint64_t _total_nodes(self):
+        cdef uint64_t total = 0
+        cdef int i
+        for i in range(self.thread_count):
+            total += self.threads[i].nodes
+        return total
 
     def go(self, Board board, **limits):
         self.start(board, **limits)
@@ -497,8 +583,8 @@ cdef class Search:
             bound_text = "lowerbound"
         data = {
             "depth": depth, "seldepth": max(rm.seldepth, 1), "multipv": pv_index + 1,
-            "score": uci_score(score), "bound": bound_text, "nodes": t.nodes,
-            "nps": t.nodes * 1000 // max(elapsed, 1), "time": elapsed,
+            "score": uci_score(score), "bound": bound_text, "nodes": self._total_nodes(),
+            "nps": self._total_nodes() * 1000 // max(elapsed, 1), "time": elapsed,
             "hashfull": tt_hashfull(&self.tt), "pv": self._pv_text(rm), "final": final,
         }
         try:

@@ -10,6 +10,8 @@ from libc.math cimport log, sqrt
 from libc.string cimport memset, memcpy
 from core_cy.types cimport *
 
+import threading
+
 include "bitboard.pxi"
 include "zobrist.pxi"
 include "weights.pxi"

@@ -86,7 +86,10 @@ ctypedef struct SearchThread:
     int static_eval[MAX_PLY + 4]
     Move pv[MAX_PLY + 4][MAX_PLY + 4]
     int pv_length[MAX_PLY + 4]
-    void* reporter               # the Python Search object, for info callbacks
+    void* reporter               # the Python Search object, for info callbacks (main thread only)
+    int thread_id                # 0 = main thread; helpers share the TT and the stop flag
+    StateInfo* own_states        # state stack storage for this thread's position copy
+    int own_capacity
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -113,6 +116,12 @@ cdef inline int score_from_tt(int score, int ply) noexcept nogil:
     if score <= -VALUE_MATE_IN_MAX_PLY:
         return score + ply
     return score
+
+cdef inline int node_bound(int best, int beta, bint exact) noexcept nogil:
+    """Bound type of a node's result: a cut-off, an exact PV score, or all moves failed low."""
+    if best >= beta:
+        return BOUND_LOWER
+    return BOUND_EXACT if exact else BOUND_UPPER
 
 cdef inline bint stopped(SearchThread* t) noexcept nogil:
     return fc_load_flag(&t.shared.stop) != 0
@@ -253,7 +262,7 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
     if in_check and move_count == 0:
         return mated_in(ply)
     tt_store(t.tt, pos.st.key, best_move, score_to_tt(best, ply), raw_eval, 0,
-             BOUND_LOWER if best >= beta else BOUND_UPPER)
+             node_bound(best, beta, pv_node and best_move != MOVE_NONE))
     return best
 
 
@@ -410,7 +419,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
     if move_count == 0:
         return mated_in(ply) if in_check else VALUE_DRAW
     tt_store(t.tt, pos.st.key, best_move, score_to_tt(best, ply), raw_eval, depth,
-             BOUND_LOWER if best >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER))
+             node_bound(best, beta, pv_node and best_move != MOVE_NONE))
     return best
 
 
@@ -511,6 +520,10 @@ cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
             alpha = -VALUE_INFINITE
             beta = VALUE_INFINITE
 
+cdef inline bint helper_skips_depth(const SearchThread* t, int depth) noexcept nogil:
+    """Lazy SMP: odd helper threads skip every other depth, so threads spread out."""
+    return t.thread_id % 2 == 1 and depth > 1 and depth % 2 == 0
+
 cdef void iterative_deepening(SearchThread* t) noexcept nogil:
     cdef int depth, i, soft, lines = min(max(t.limits.multipv, 1), t.root_count)
     cdef int max_depth = MAX_PLY - 10
@@ -519,6 +532,8 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
     if t.limits.mate > 0:
         max_depth = min(max_depth, 2 * t.limits.mate + 6)
     for depth in range(1, max_depth + 1):
+        if helper_skips_depth(t, depth):
+            continue
         t.root_depth = depth
         for i in range(lines):
             t.pv_index = i
@@ -534,6 +549,8 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
             t.root_moves[i].previous_score = t.root_moves[i].score
         for i in range(lines):
             report_line(t, depth, i, BOUND_EXACT)
+        if t.thread_id != 0:
+            continue          # helpers run until the main thread stops them
         if mate_limit_reached(t):
             break
         soft = fc_load_flag(&t.shared.soft_ms)

@@ -55,4 +55,4 @@ cdef enum:
 cdef enum:
     MAX_MOVES = 256      # legal moves in a position never exceed 218
     MAX_PLY = 246        # deepest search ply
-    STATE_SLACK = 256    # states kept free beyond the game history for a search
+    MAX_THREADS = 256
