@@ -273,6 +273,23 @@ cdef class Board:
         """Recompute the key and the occupancy from scratch and compare (for tests)."""
         return position_is_consistent(&self.pos)
 
+    # --- Syzygy tablebases (syzygy.pxi) -----------------------------------------
+    def probe_wdl(self):
+        """Tablebase win/draw/loss for the side to move (2, 1, 0, -1, -2 as in
+        python-chess's probe_wdl), or None when the tables cannot tell."""
+        cdef int ok = 0, v
+        with nogil:
+            v = tb_probe_wdl(&self.pos, &ok)
+        return v if ok else None
+
+    def probe_dtz(self):
+        """Tablebase distance to zeroing (python-chess's probe_dtz), or None."""
+        cdef int ok = 0, v
+        with nogil:
+            v = tb_probe_dtz(&self.pos, &ok)
+        return v if ok else None
+    # --- end Syzygy -----------------------------------------------------------------
+
 
 
 cdef tuple uci_score(int score):
@@ -636,3 +653,18 @@ def set_weight_table(table):
 def reset_weight_table():
     """Back to the built-in default weights."""
     init_default_weights()
+
+
+# --- Syzygy tablebases (syzygy.pxi) -------------------------------------------------
+def syzygy_init(paths):
+    """Load the Syzygy tables (.rtbw, .rtbz) of the folders in `paths`, separated by
+    ':' (';' on Windows), replacing any loaded before. Returns the most pieces of
+    any WDL table found (0 when none). No probe may run during the call."""
+    import os
+    cdef bytes raw = os.fsencode(paths or "")
+    cdef const char* text = raw
+    cdef int largest
+    with nogil:
+        largest = tb_init(text)
+    return largest
+# --- end Syzygy -----------------------------------------------------------------------
