@@ -126,7 +126,10 @@ def test_probe_limit_and_castling_disable_probing(tables):
 
 def test_bad_paths_are_reported_not_raised(tmp_path):
     tb = Tablebases()
-    problems = tb.configure(str(tmp_path / "missing"))
-    assert problems and tb.max_pieces == 0
-    assert tb.configure(str(tmp_path)) == ["no Syzygy tables found in SyzygyPath"]
-    assert tb.root(Board("8/8/8/3k4/8/8/1R2K3/8 w - - 0 1"), 7, True) is None
+    try:
+        problems = tb.configure(str(tmp_path / "missing"))
+        assert problems and tb.max_pieces == 0
+        assert tb.configure(str(tmp_path)) == ["no Syzygy tables found in SyzygyPath"]
+        assert tb.root(Board("8/8/8/3k4/8/8/1R2K3/8 w - - 0 1"), 7, True) is None
+    finally:
+        tb.configure(str(SYZYGY))

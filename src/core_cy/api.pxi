@@ -422,8 +422,11 @@ cdef class Search:
         refresh_incremental_eval(&t.pos)
 
     def start(self, Board board, *, depth=0, nodes=0, movetime_soft=0, movetime_hard=0, mate=0,
-              multipv=1, searchmoves=None, info=None):
-        """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits."""
+              multipv=1, searchmoves=None, info=None, tb_probe_limit=7, tb_50_move_rule=True):
+        """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits.
+
+        Tablebases loaded with syzygy_init() are probed inside the search for
+        positions of at most `tb_probe_limit` pieces."""
         cdef SearchThread* t = self.thread
         cdef SearchThread* helper
         cdef Move moves[MAX_MOVES]
@@ -439,6 +442,9 @@ cdef class Search:
         t.limits.nodes = max(0, int(nodes))
         t.limits.mate = max(0, min(int(mate), 100))
         t.limits.multipv = max(1, int(multipv))
+        t.tb_pieces = min(TB_LARGEST, max(0, int(tb_probe_limit)))
+        t.tb_50_move_rule = bool(tb_50_move_rule)
+        t.tb_hits = 0
         n = generate_legal(&t.pos, moves, GEN_ALL)
         allowed = None
         if searchmoves:
@@ -480,6 +486,9 @@ cdef class Search:
         helper.root_count = t.root_count
         memcpy(helper.root_moves, t.root_moves, sizeof(RootMove) * t.root_count)
         helper.nodes = 0
+        helper.tb_pieces = t.tb_pieces
+        helper.tb_50_move_rule = t.tb_50_move_rule
+        helper.tb_hits = 0
         helper.seldepth = 0
         helper.completed_depth = 0
         helper.pv_index = 0
@@ -543,6 +552,13 @@ cdef class Search:
         """Nodes searched by all threads in the last search."""
         return self._total_nodes()
 
+    cdef uint64_t _total_tb_hits(self):
+        cdef uint64_t total = 0
+        cdef int i
+        for i in range(self.thread_count):
+            total += self.threads[i].tb_hits
+        return total
+
     cdef uint64_t _total_nodes(self):
         cdef uint64_t total = 0
         cdef int i
@@ -602,7 +618,8 @@ cdef class Search:
             "depth": depth, "seldepth": max(rm.seldepth, 1), "multipv": pv_index + 1,
             "score": uci_score(score), "bound": bound_text, "nodes": self._total_nodes(),
             "nps": self._total_nodes() * 1000 // max(elapsed, 1), "time": elapsed,
-            "hashfull": tt_hashfull(&self.tt), "pv": self._pv_text(rm), "final": final,
+            "hashfull": tt_hashfull(&self.tt), "tbhits": self._total_tb_hits(),
+            "pv": self._pv_text(rm), "final": final,
         }
         try:
             self.info(data)

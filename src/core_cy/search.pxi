@@ -8,6 +8,8 @@ cdef enum:
     VALUE_INFINITE = 32001
     VALUE_NONE = 32002
     VALUE_MATE_IN_MAX_PLY = VALUE_MATE - MAX_PLY
+    VALUE_TB_WIN = 20000          # a tablebase win, minus the ply where it was found
+    VALUE_TB_WIN_IN_MAX_PLY = VALUE_TB_WIN - MAX_PLY   # at or beyond: a proven result
 
 # Pruning and reduction constants, each used by one rule below.
 cdef enum:
@@ -88,6 +90,9 @@ ctypedef struct SearchThread:
     int pv_length[MAX_PLY + 4]
     void* reporter               # the Python Search object, for info callbacks (main thread only)
     int thread_id                # 0 = main thread; helpers share the TT and the stop flag
+    int tb_pieces                # probe the tablebases with at most this many pieces (0: off)
+    bint tb_50_move_rule         # cursed wins and blessed losses count as draws
+    uint64_t tb_hits
     StateInfo* own_states        # state stack storage for this thread's position copy
     int own_capacity
 
@@ -101,19 +106,19 @@ cdef inline int mated_in(int ply) noexcept nogil:
     return -VALUE_MATE + ply
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
-    """Mate scores are stored relative to the node, not to the root."""
-    if score >= VALUE_MATE_IN_MAX_PLY:
+    """Proven scores (mates, tablebase results) are stored relative to the node."""
+    if score >= VALUE_TB_WIN_IN_MAX_PLY:
         return score + ply
-    if score <= -VALUE_MATE_IN_MAX_PLY:
+    if score <= -VALUE_TB_WIN_IN_MAX_PLY:
         return score - ply
     return score
 
 cdef inline int score_from_tt(int score, int ply) noexcept nogil:
     if score == VALUE_NONE:
         return VALUE_NONE
-    if score >= VALUE_MATE_IN_MAX_PLY:
+    if score >= VALUE_TB_WIN_IN_MAX_PLY:
         return score - ply
-    if score <= -VALUE_MATE_IN_MAX_PLY:
+    if score <= -VALUE_TB_WIN_IN_MAX_PLY:
         return score + ply
     return score
 
@@ -185,6 +190,32 @@ cdef void update_quiet_stats(SearchThread* t, int ply, Move best, const Move* qu
         update_history(&t.history[us][move_from(quiets[i])][move_to(quiets[i])], -bonus)
 
 
+cdef inline int probe_tablebase(SearchThread* t, int ply, int* value) noexcept nogil:
+    """After a capture or pawn move, ask the tables about a position they cover.
+
+    Returns the bound the table's verdict gives (BOUND_NONE when not probed) and
+    sets `value`: a win is a lower bound, a loss an upper bound, a draw exact."""
+    cdef Position* pos = &t.pos
+    cdef int ok = 0, wdl
+    if t.tb_pieces == 0 or pos.st.rule50 != 0 or pos.st.castling != 0 \
+            or fc_popcount(pos.by_type[0]) > t.tb_pieces:
+        return BOUND_NONE
+    wdl = tb_probe_wdl(pos, &ok)
+    if not ok:
+        return BOUND_NONE
+    t.tb_hits += 1
+    if t.tb_50_move_rule and (wdl == 1 or wdl == -1):
+        wdl = 0
+    if wdl > 0:
+        value[0] = VALUE_TB_WIN - ply
+        return BOUND_LOWER
+    if wdl < 0:
+        value[0] = -VALUE_TB_WIN + ply
+        return BOUND_UPPER
+    value[0] = VALUE_DRAW
+    return BOUND_EXACT
+
+
 # --- quiescence -------------------------------------------------------------------
 
 cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
@@ -239,7 +270,7 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
         if m == MOVE_NONE:
             break
         move_count += 1
-        if not in_check or best > -VALUE_MATE_IN_MAX_PLY:
+        if not in_check or best > -VALUE_TB_WIN_IN_MAX_PLY:
             if not in_check and move_kind(m) != MK_PROMOTION and \
                     stand_pat + SEE_VALUE[type_of(pos.board[move_to(m)])] + QS_DELTA_MARGIN <= alpha \
                     and move_kind(m) != MK_EN_PASSANT:
@@ -279,6 +310,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
     cdef int quiet_count = 0
     cdef int tt_score = VALUE_NONE, eval = VALUE_NONE, raw_eval = VALUE_NONE
     cdef int best = -VALUE_INFINITE, score = -VALUE_INFINITE, move_count = 0, new_depth, reduction, r, extension
+    cdef int tb_bound, tb_value = 0, max_value = VALUE_INFINITE
     cdef MovePicker mp
 
     if depth <= 0:
@@ -310,6 +342,20 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
                 hit.bound & (BOUND_LOWER if tt_score >= beta else BOUND_UPPER)):
             return tt_score
 
+    # Tablebases: a settling verdict ends the node; otherwise it bounds the PV score.
+    tb_bound = probe_tablebase(t, ply, &tb_value)
+    if tb_bound != BOUND_NONE:
+        if tb_bound == BOUND_EXACT or (tb_bound == BOUND_LOWER and tb_value >= beta) \
+                or (tb_bound == BOUND_UPPER and tb_value <= alpha):
+            tt_store(t.tt, pos.st.key, MOVE_NONE, score_to_tt(tb_value, ply), VALUE_NONE,
+                     min(depth + 6, MAX_PLY - 1), tb_bound)
+            return tb_value
+        if pv_node and tb_bound == BOUND_LOWER:
+            best = tb_value
+            alpha = max(alpha, best)
+        elif pv_node:
+            max_value = tb_value
+
     # Static evaluation, refined by the TT score when its bound allows.
     if in_check:
         t.static_eval[ply] = VALUE_NONE
@@ -325,7 +371,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
     if not in_check and not pv_node:
         # Reverse futility pruning.
         if depth <= RFP_MAX_DEPTH and eval - RFP_MARGIN * (depth - improving) >= beta \
-                and eval < VALUE_MATE_IN_MAX_PLY:
+                and eval < VALUE_TB_WIN_IN_MAX_PLY:
             return eval
         # Razoring.
         if depth <= RAZOR_MAX_DEPTH and eval + RAZOR_MARGIN * depth < alpha:
@@ -334,7 +380,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
                 return score
         # Null move pruning.
         if depth >= NMP_MIN_DEPTH and eval >= beta and pos.st.move != MOVE_NULL \
-                and has_non_pawn_material(pos, pos.side) and beta > -VALUE_MATE_IN_MAX_PLY:
+                and has_non_pawn_material(pos, pos.side) and beta > -VALUE_TB_WIN_IN_MAX_PLY:
             r = NMP_BASE_REDUCTION + depth // 4 + min((eval - beta) // NMP_EVAL_DIVISOR, 3)
             do_null_move(pos)
             score = -search(t, -beta, -beta + 1, depth - r, ply + 1, not cut_node)
@@ -342,7 +388,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
             if stopped(t):
                 return 0
             if score >= beta:
-                return beta if score >= VALUE_MATE_IN_MAX_PLY else score
+                return beta if score >= VALUE_TB_WIN_IN_MAX_PLY else score
 
     # Internal iterative reduction: without a TT move this node is probably less important.
     if depth >= IIR_MIN_DEPTH and tt_move == MOVE_NONE:
@@ -359,7 +405,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
         quiet = is_quiet(pos, m)
 
         # Shallow-depth pruning, only once a move has saved us from being mated.
-        if best > -VALUE_MATE_IN_MAX_PLY and has_non_pawn_material(pos, pos.side):
+        if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side):
             if quiet:
                 if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, improving):
                     skip_quiets = True
@@ -418,6 +464,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
 
     if move_count == 0:
         return mated_in(ply) if in_check else VALUE_DRAW
+    best = min(best, max_value)
     tt_store(t.tt, pos.st.key, best_move, score_to_tt(best, ply), raw_eval, depth,
              node_bound(best, beta, pv_node and best_move != MOVE_NONE))
     return best
@@ -498,7 +545,7 @@ cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
     """Search the current PV line with a window around the previous score, widening on failure."""
     cdef int previous = t.root_moves[t.pv_index].previous_score
     cdef int delta = ASPIRATION_DELTA, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, score
-    if depth >= ASPIRATION_MIN_DEPTH and iabs(previous) < VALUE_MATE_IN_MAX_PLY:
+    if depth >= ASPIRATION_MIN_DEPTH and iabs(previous) < VALUE_TB_WIN_IN_MAX_PLY:
         alpha = max(previous - delta, -VALUE_INFINITE)
         beta = min(previous + delta, VALUE_INFINITE)
     while True:
