@@ -7,11 +7,18 @@ START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 cdef str move_to_uci(const Position* pos, Move m, bint chess960):
     """UCI text of a move of the side to move in pos."""
-    cdef Square f = move_from(m), t = move_to(m)
     if m == MOVE_NONE:
         return "0000"
-    if move_kind(m) == MK_CASTLING and not chess960:
-        t = castling_king_to(pos.side, t > f)
+    return move_text(m, pos.side, chess960)
+
+
+cdef str move_text(Move m, Color mover, bint chess960):
+    """UCI text of a move by `mover`. Castling is written king-to-destination only for
+    a standard set-up outside Chess960 mode, king-takes-rook otherwise."""
+    cdef Square f = move_from(m), t = move_to(m)
+    if move_kind(m) == MK_CASTLING and not chess960 and file_of(f) == STANDARD_KING_FILE \
+            and (file_of(t) == 0 or file_of(t) == 7):
+        t = castling_king_to(mover, t > f)
     text = square_name(f) + square_name(t)
     if move_kind(m) == MK_PROMOTION:
         text += PROMOTION_LETTERS[promotion_type(m) - KNIGHT]
@@ -26,9 +33,16 @@ cdef Move parse_uci_move(const Position* pos, str text, bint chess960) except? 0
     for i in range(n):
         if move_to_uci(pos, moves[i], chess960) == text:
             return moves[i]
-        if move_kind(moves[i]) == MK_CASTLING and move_to_uci(pos, moves[i], not chess960) == text:
+        if move_kind(moves[i]) == MK_CASTLING and castling_spellings(pos, moves[i], text):
             alternative = moves[i]
     return alternative
+
+
+cdef bint castling_spellings(const Position* pos, Move m, str text):
+    """Is `text` the castling move m written king-to-destination or king-takes-rook?"""
+    cdef Square f = move_from(m), t = move_to(m)
+    return text in (square_name(f) + square_name(t),
+                    square_name(f) + square_name(castling_king_to(pos.side, t > f)))
 
 
 cdef class Board:
@@ -155,14 +169,7 @@ cdef class Board:
     def _history_uci(self, int i):
         cdef Move m = self._moves[i]
         cdef int back = len(self._moves) - i
-        cdef Color mover = self.pos.side ^ (back & 1)
-        cdef Square f = move_from(m), t = move_to(m)
-        if move_kind(m) == MK_CASTLING and not self.pos.chess960:
-            t = castling_king_to(mover, t > f)
-        text = square_name(f) + square_name(t)
-        if move_kind(m) == MK_PROMOTION:
-            text += PROMOTION_LETTERS[promotion_type(m) - KNIGHT]
-        return text
+        return move_text(m, self.pos.side ^ (back & 1), self.pos.chess960)
 
     # --- moves ------------------------------------------------------------------
     def legal_moves(self):

@@ -250,6 +250,36 @@ cdef bint is_legal_move(const Position* pos, Move m) noexcept nogil:
              | rook_attacks(ksq, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
             & pos.by_color[us ^ 1] & ~sq_bb(t)) == 0
 
+# --- checks -------------------------------------------------------------------
+
+cdef bint gives_check(const Position* pos, Move m) noexcept nogil:
+    """Does the legal move m check the enemy king (directly or by discovery)?"""
+    cdef Color us = pos.side
+    cdef Square f = move_from(m), t = move_to(m), ksq = king_square(pos, us ^ 1)
+    cdef int kind = move_kind(m), pt = type_of(pos.board[f])
+    cdef Bitboard occ = (pos.by_type[0] ^ sq_bb(f)) | sq_bb(t)
+    cdef Bitboard ours, diagonal, straight
+    cdef bint kingside
+    if kind == MK_CASTLING:
+        kingside = t > f
+        occ = (pos.by_type[0] ^ sq_bb(f) ^ sq_bb(t)) | sq_bb(castling_king_to(us, kingside)) \
+            | sq_bb(castling_rook_to(us, kingside))
+        return (rook_attacks(castling_rook_to(us, kingside), occ) & sq_bb(ksq)) != 0
+    if kind == MK_PROMOTION:
+        pt = promotion_type(m)
+    elif kind == MK_EN_PASSANT:
+        occ ^= sq_bb(t ^ 8)
+    if pt == PAWN:
+        if PAWN_ATTACKS[us][t] & sq_bb(ksq):
+            return True
+    elif pt != KING and piece_attacks(pt, t, occ) & sq_bb(ksq):
+        return True
+    # Discovered check: one of our sliders now sees the king.
+    ours = pos.by_color[us] & ~sq_bb(f)
+    diagonal = (pos.by_type[BISHOP] | pos.by_type[QUEEN]) & ours
+    straight = (pos.by_type[ROOK] | pos.by_type[QUEEN]) & ours
+    return ((bishop_attacks(ksq, occ) & diagonal) | (rook_attacks(ksq, occ) & straight)) != 0
+
 # --- perft ----------------------------------------------------------------------
 
 cdef uint64_t perft(Position* pos, int depth) noexcept nogil:

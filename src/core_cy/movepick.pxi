@@ -5,6 +5,9 @@
 # Quiescence: TT move, then captures and promotions. Quiet moves are generated
 # only when the earlier stages did not cut off.
 
+cdef enum:
+    QUIET_CHECK_BONUS = 1 << 16     # above any history score
+
 cdef int SEE_VALUE[7]
 SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 20000]
 
@@ -177,11 +180,14 @@ cdef inline void score_captures(MovePicker* mp, const Position* pos) noexcept no
         mp.scores[i] = capture_score(pos, mp.moves[i])
 
 cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
+    """By history, checking moves first."""
     cdef int i
     cdef Move m
     for i in range(mp.count):
         m = mp.moves[i]
         mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)]
+        if gives_check(pos, m):
+            mp.scores[i] += QUIET_CHECK_BONUS
 
 cdef inline void score_evasions(MovePicker* mp, const Position* pos) noexcept nogil:
     cdef int i

@@ -90,6 +90,7 @@ ctypedef struct SearchThread:
     int pv_length[MAX_PLY + 4]
     void* reporter               # the Python Search object, for info callbacks (main thread only)
     int thread_id                # 0 = main thread; helpers share the TT and the stop flag
+    int time_check_countdown     # nodes until the clock is read again
     int tb_pieces                # probe the tablebases with at most this many pieces (0: off)
     bint tb_50_move_rule         # cursed wins and blessed losses count as draws
     uint64_t tb_hits
@@ -129,7 +130,9 @@ cdef inline int node_bound(int best, int beta, bint exact) noexcept nogil:
     return BOUND_EXACT if exact else BOUND_UPPER
 
 cdef inline bint stopped(SearchThread* t) noexcept nogil:
-    return fc_load_flag(&t.shared.stop) != 0
+    """Has the search been told to stop? Depth 1 always completes, so even an
+    immediate stop returns a move that the search has looked at."""
+    return fc_load_flag(&t.shared.stop) != 0 and t.completed_depth > 0
 
 cdef inline int64_t elapsed_ms(const SearchThread* t) noexcept nogil:
     return fc_now_ms() - t.start_ms
@@ -139,7 +142,10 @@ cdef inline void check_limits(SearchThread* t) noexcept nogil:
     cdef int hard
     if t.limits.nodes and t.nodes >= t.limits.nodes:
         fc_store_flag(&t.shared.stop, 1)
-    elif (t.nodes & (TIME_CHECK_INTERVAL - 1)) == 0:
+        return
+    t.time_check_countdown -= 1
+    if t.time_check_countdown <= 0:
+        t.time_check_countdown = TIME_CHECK_INTERVAL
         hard = fc_load_flag(&t.shared.hard_ms)
         if hard and elapsed_ms(t) >= hard:
             fc_store_flag(&t.shared.stop, 1)
@@ -303,7 +309,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
     cdef Position* pos = &t.pos
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = pos.st.checkers != 0
-    cdef bint improving, tt_hit, skip_quiets = False, quiet, gives_check
+    cdef bint improving, tt_hit, quiet, checking
     cdef TTHit hit
     cdef Move tt_move = MOVE_NONE, m, best_move = MOVE_NONE
     cdef Move quiets_tried[64]
@@ -398,32 +404,31 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
     t.killers[ply + 1][1] = MOVE_NONE
     picker_init(&mp, pos, tt_move, t.killers[ply], counter_move(t), <const int (*)[64][64]>t.history)
     while True:
-        m = next_move(&mp, pos, skip_quiets)
+        m = next_move(&mp, pos, False)
         if m == MOVE_NONE:
             break
         move_count += 1
         quiet = is_quiet(pos, m)
 
-        # Shallow-depth pruning, only once a move has saved us from being mated.
+        # Shallow-depth pruning of quiet moves that do not check, only once a move
+        # has saved us from being mated.
         if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side):
-            if quiet:
+            if quiet and not gives_check(pos, m):
                 if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, improving):
-                    skip_quiets = True
                     continue
                 if not in_check and depth <= FUTILITY_MAX_DEPTH \
                         and eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha:
-                    skip_quiets = True
                     continue
                 if depth <= SEE_QUIET_MAX_DEPTH and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth):
                     continue
-            elif depth <= SEE_CAPTURE_MAX_DEPTH and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth):
+            elif not quiet and depth <= SEE_CAPTURE_MAX_DEPTH and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth):
                 continue
 
         do_move(pos, m)
         t.pv_length[ply + 1] = ply + 1
-        gives_check = pos.st.checkers != 0
+        checking = pos.st.checkers != 0
         # Check extension, bounded so that perpetual checks cannot run away.
-        extension = 1 if gives_check and ply < 2 * t.root_depth else 0
+        extension = 1 if checking and ply < 2 * t.root_depth else 0
         new_depth = depth - 1 + extension
 
         # Late move reductions for quiet moves searched late.
@@ -432,7 +437,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
             reduction += not pv_node
             reduction += cut_node
             reduction -= improving
-            reduction -= gives_check
+            reduction -= checking
             reduction -= m == mp.killers[0] or m == mp.killers[1] or m == mp.counter
             reduction -= t.history[pos.side ^ 1][move_from(m)][move_to(m)] // 6000
             r = max(1, min(new_depth - max(reduction, 0), new_depth))
