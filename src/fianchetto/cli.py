@@ -1,10 +1,12 @@
-"""Command line: ``fianchetto`` (UCI), ``fianchetto perft``."""
+"""Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Optional, Sequence
 
+from fianchetto.benchmark import DEFAULT_DEPTH
 from fianchetto.board import Board
 from fianchetto.perft import run_perft
 
@@ -17,8 +19,25 @@ def build_parser() -> argparse.ArgumentParser:
     perft.add_argument("--fen", default=None, help="start position (default: the standard one)")
     perft.add_argument("--divide", action="store_true", help="print the count of every root move")
     perft.add_argument("--chess960", action="store_true", help="Chess960 castling rules and spelling")
+    bench = commands.add_parser(
+        "bench", help="search the fixed bench positions; prints the node-count signature and speed"
+    )
+    bench.add_argument("depth", nargs="?", type=int, default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     return parser
+
+
+def run_bench_command(depth: Optional[int]) -> int:
+    from fianchetto.benchmark import run_bench
+
+    depth = DEFAULT_DEPTH if depth is None else depth
+    if not 1 <= depth <= 64:
+        print("depth must be between 1 and 64", file=sys.stderr)
+        return 2
+    result = run_bench(depth, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    for line in result.summary_lines():
+        print_line(line)
+    return 0
 
 
 def print_line(line: str) -> None:
@@ -38,6 +57,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         run_perft(board, args.depth, args.divide, print_line)
         return 0
+    if args.command == "bench":
+        return run_bench_command(args.depth)
     from fianchetto.uci import UciLoop
 
-    return UciLoop().run(sys.stdin)
+    loop = UciLoop()
+    code = loop.run()
+    if not loop.clean_exit:
+        # quit arrived mid-search and the search did not end in time: leave now rather
+        # than let interpreter shutdown free objects a search thread still uses.
+        sys.stdout.flush()
+        os._exit(code)
+    return code

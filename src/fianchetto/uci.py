@@ -1,14 +1,46 @@
-"""UCI protocol loop: read a line, act, answer. stdout carries only UCI."""
+"""UCI protocol loop: read a line, act, answer. stdout carries only UCI.
+
+The reader (this module, on the main thread) parses each line and calls the
+:class:`~fianchetto.engine.Engine`; the engine's search thread reports back
+through :class:`UciLoop` (a :class:`~fianchetto.engine.Listener`), which turns
+events into UCI text. Every line is written whole under a lock and flushed.
+Nothing a GUI or a user types can kill the loop: a bad line gets an
+``info string`` naming the problem and changes nothing.
+"""
 from __future__ import annotations
 
 import sys
-from typing import Callable, Iterable, List, Optional
+import threading
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from fianchetto import __version__
 from fianchetto.board import START_FEN, Board
+from fianchetto.engine import Engine, GoParams
+from fianchetto.options import OptionError, clip
 from fianchetto.perft import divide_report
 
+ENGINE_NAME = f"Fianchetto {__version__}"
+ENGINE_AUTHOR = "the Fianchetto developers"
 
+#: Deepest ``go perft`` accepted (it runs on the reader thread, like Stockfish's).
+MAX_PERFT_DEPTH = 12
+#: Upper bounds that keep ``go`` numbers inside the core's C integers.
+MAX_DEPTH = 255
+MAX_MATE = 255
+MAX_MS = 2**31 - 1
+MAX_NODES = 2**63 - 1
+
+_GO_NUMBERS = {
+    "wtime": MAX_MS, "btime": MAX_MS, "winc": MAX_MS, "binc": MAX_MS,
+    "movestogo": 10_000, "depth": MAX_DEPTH, "nodes": MAX_NODES, "mate": MAX_MATE,
+    "movetime": MAX_MS,
+}
+_GO_FLAGS = {"ponder", "infinite"}
+_GO_KEYWORDS = set(_GO_NUMBERS) | _GO_FLAGS | {"searchmoves", "perft"}
+
+
+# --- parsing (pure functions) ------------------------------------------------------------
 def parse_position(tokens: List[str], chess960: bool) -> Board:
     """Board for ``position startpos|fen <fen> [moves ...]``; ValueError on any problem."""
     if not tokens:
@@ -18,64 +50,343 @@ def parse_position(tokens: List[str], chess960: bool) -> Board:
         setup, moves = tokens[:split], tokens[split + 1:]
     else:
         setup, moves = tokens, []
-    if setup[0] == "startpos" and len(setup) == 1:
+    if setup[:1] == ["startpos"] and len(setup) == 1:
         board = Board(START_FEN, chess960=chess960)
-    elif setup[0] == "fen" and len(setup) > 1:
+    elif setup[:1] == ["fen"] and len(setup) > 1:
         board = Board(" ".join(setup[1:]), chess960=chess960)
+    elif setup[:1] == ["fen"]:
+        raise ValueError("position fen needs a FEN")
     else:
         raise ValueError("position needs 'startpos' or 'fen <FEN>'")
-    for move in moves:
-        board.push(move)
+    for ply, move in enumerate(moves, 1):
+        try:
+            board.push(move)
+        except ValueError as exc:
+            raise ValueError(f"move {ply} ({clip(move, 12)}): {exc}") from None
     return board
 
 
-class UciLoop:
-    def __init__(self, emit: Optional[Callable[[str], None]] = None) -> None:
-        self.emit = emit or (lambda line: print(line, flush=True))
-        self.board = Board()
-        self.chess960 = False
+def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
+    """``GoParams`` for the words after ``go``, plus a problem report per bad word.
 
-    def run(self, lines: Iterable[str]) -> int:
-        for line in lines:
-            if not self.handle(line):
+    Parameters may come in any order and any subset. A bad value (not a number,
+    negative, missing) is reported and left out; negative clock times count as 0
+    (an empty clock), which still yields a quick legal move.
+    """
+    params = GoParams()
+    problems: List[str] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        i += 1
+        if word in _GO_FLAGS:
+            setattr(params, word, True)
+        elif word == "searchmoves":
+            while i < len(tokens) and tokens[i] not in _GO_KEYWORDS:
+                params.searchmoves.append(tokens[i])
+                i += 1
+            if not params.searchmoves:
+                problems.append("go searchmoves without moves")
+        elif word == "perft":
+            value = tokens[i] if i < len(tokens) else None
+            i += 1 if value is not None else 0
+            if value is None or not value.isdigit():
+                problems.append(f"go perft needs a depth, not {clip(value or '', 20)!r}")
+            elif int(value) > MAX_PERFT_DEPTH:
+                problems.append(f"go perft depth {clip(value, 20)} too deep (max {MAX_PERFT_DEPTH})")
+            else:
+                params.perft = int(value)
+        elif word in _GO_NUMBERS:
+            if i >= len(tokens) or tokens[i] in _GO_KEYWORDS:
+                problems.append(f"go {word} needs a value")
+                continue
+            text = tokens[i]
+            i += 1
+            try:
+                value = int(text)
+            except ValueError:
+                problems.append(f"go {word} needs an integer, not {clip(text, 20)!r}")
+                continue
+            if value < 0:
+                if word in ("wtime", "btime", "winc", "binc"):
+                    problems.append(f"go {word} {value} is negative; using 0")
+                    value = 0
+                else:
+                    problems.append(f"go {word} {value} is negative; ignored")
+                    continue
+            value = min(value, _GO_NUMBERS[word])
+            setattr(params, word, value)
+        else:
+            problems.append(f"go: unknown parameter {clip(word, 20)!r} ignored")
+    return params, problems
+
+
+def parse_setoption(tokens: List[str]) -> Tuple[str, Optional[str]]:
+    """(name, value text or None) for the words after ``setoption``.
+
+    Names and values may contain spaces: ``setoption name Move Overhead value 100``.
+    """
+    if not tokens or tokens[0] != "name":
+        raise OptionError("setoption needs 'name <option>'")
+    rest = tokens[1:]
+    if "value" in rest:
+        split = rest.index("value")
+        name, value = " ".join(rest[:split]), " ".join(rest[split + 1:])
+    else:
+        name, value = " ".join(rest), None
+    if not name:
+        raise OptionError("setoption needs an option name")
+    return name, value
+
+
+# --- formatting ---------------------------------------------------------------------------
+def format_score(score: Tuple[str, int]) -> str:
+    kind, value = score
+    return f"{'mate' if kind == 'mate' else 'cp'} {int(value)}"
+
+
+def format_info(event: Dict[str, Any]) -> str:
+    """One ``info`` line in Stockfish's field order."""
+    if "currmove" in event:
+        parts = ["info"]
+        if "depth" in event:
+            parts.append(f"depth {event['depth']}")
+        parts.append(f"currmove {event['currmove']}")
+        if "currmovenumber" in event:
+            parts.append(f"currmovenumber {event['currmovenumber']}")
+        return " ".join(parts)
+    parts = ["info", f"depth {event.get('depth', 0)}"]
+    if event.get("seldepth") is not None:
+        parts.append(f"seldepth {event['seldepth']}")
+    if event.get("multipv") is not None:
+        parts.append(f"multipv {event['multipv']}")
+    if event.get("score") is not None:
+        parts.append(f"score {format_score(event['score'])}")
+        if event.get("bound"):
+            parts.append(str(event["bound"]))
+    for key in ("nodes", "nps", "hashfull"):
+        if event.get(key) is not None:
+            parts.append(f"{key} {event[key]}")
+    parts.append(f"tbhits {event.get('tbhits', 0)}")
+    if event.get("time") is not None:
+        parts.append(f"time {event['time']}")
+    pv = event.get("pv")
+    if pv:
+        parts.append("pv " + " ".join(pv))
+    return " ".join(parts)
+
+
+def board_diagram(board: Board) -> List[str]:
+    """Stockfish's ``d`` picture of the board."""
+    rows = str(board).splitlines()
+    lines = [" +---+---+---+---+---+---+---+---+"]
+    for rank, row in zip(range(8, 0, -1), rows):
+        cells = [" " if c == "." else c for c in row.split()]
+        lines.append(" | " + " | ".join(cells) + f" | {rank}")
+        lines.append(" +---+---+---+---+---+---+---+---+")
+    lines.append("   a   b   c   d   e   f   g   h")
+    return lines
+
+
+# --- output ----------------------------------------------------------------------------
+class Output:
+    """Thread-safe, line-flushed writer for stdout (or any ``write`` callable)."""
+
+    def __init__(self, write: Optional[Callable[[str], None]] = None) -> None:
+        self._lock = threading.Lock()
+        self._write = write
+        self.broken = False
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                if self._write is not None:
+                    self._write(line)
+                else:
+                    sys.stdout.write(line + "\n")
+                    sys.stdout.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.broken = True  # the GUI is gone; quit comes with EOF
+
+
+# --- the loop ------------------------------------------------------------------------------
+Line = Union[str, bytes]
+
+
+class UciLoop:
+    """Reader loop. ``handle(line)`` acts on one line and returns False on ``quit``."""
+
+    def __init__(self, emit: Optional[Callable[[str], None]] = None) -> None:
+        self.emit = Output(emit)
+        self.engine = Engine(self)
+        self.clean_exit = True
+
+    # Listener interface (called from the search thread) ---------------------------------
+    def info(self, event: Dict[str, Any]) -> None:
+        self.emit(format_info(event))
+
+    def bestmove(self, best: Optional[str], ponder: Optional[str]) -> None:
+        line = f"bestmove {best or '0000'}"
+        if best and ponder:
+            line += f" ponder {ponder}"
+        self.emit(line)
+
+    def message(self, text: str) -> None:
+        self.emit(f"info string {text}")
+
+    # Reading -------------------------------------------------------------------------------
+    @property
+    def board(self) -> Board:
+        return self.engine.board
+
+    def run(self, lines: Optional[Iterable[Line]] = None) -> int:
+        """Read until ``quit`` or end of input (which counts as ``quit``).
+
+        ``lines`` defaults to stdin, read as bytes line by line (so a GUI's line is
+        acted on as soon as it arrives, and undecodable bytes cannot stop the loop).
+        """
+        source: Iterable[Line] = lines if lines is not None else iter(sys.stdin.buffer.readline, b"")
+        for raw in source:
+            text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+            if not self.handle(text):
                 break
+        self.clean_exit = self.engine.shutdown()
         return 0
 
     def handle(self, line: str) -> bool:
-        """Act on one line; False means quit."""
+        """Act on one line; False means quit. Never raises."""
+        received = time.monotonic()
         tokens = line.split()
         if not tokens:
             return True
         command, args = tokens[0], tokens[1:]
         if command == "quit":
             return False
-        if command == "uci":
-            self.emit(f"id name Fianchetto {__version__}")
-            self.emit("id author the Fianchetto developers")
-            self.emit("uciok")
-        elif command == "isready":
-            self.emit("readyok")
-        elif command == "ucinewgame":
-            self.board = Board(chess960=self.chess960)
-        elif command == "position":
-            try:
-                self.board = parse_position(args, self.chess960)
-            except ValueError as exc:
-                self.emit(f"info string invalid position: {exc}")
-        elif command == "go" and args[:1] == ["perft"]:
-            self.go_perft(args[1:])
-        else:
-            self.emit(f"info string unknown command: {line.strip()[:80]}")
+        try:
+            handler = self._commands().get(command)
+            if handler is None:
+                self.message(f"unknown command: {clip(line.strip(), 80)}")
+            elif command == "go":
+                self.cmd_go(args, received)
+            else:
+                handler(args)
+        except Exception as exc:  # noqa: BLE001 - bad input must never kill the engine
+            self.message(f"error in {clip(command, 20)}: {type(exc).__name__}: {clip(str(exc), 200)}")
         return True
 
-    def go_perft(self, args: List[str]) -> None:
-        if len(args) != 1 or not args[0].isdigit():
-            self.emit("info string go perft needs a depth")
+    def _commands(self) -> Dict[str, Callable[[List[str]], None]]:
+        return {
+            "uci": self.cmd_uci,
+            "isready": self.cmd_isready,
+            "setoption": self.cmd_setoption,
+            "ucinewgame": self.cmd_ucinewgame,
+            "position": self.cmd_position,
+            "go": lambda args: self.cmd_go(args, time.monotonic()),  # (handle passes the read time)
+            "stop": self.cmd_stop,
+            "ponderhit": self.cmd_ponderhit,
+            "debug": self.cmd_debug,
+            "register": self.cmd_register,
+            "d": self.cmd_d,
+            "eval": self.cmd_eval,
+            "bench": self.cmd_bench,
+        }
+
+    # Commands --------------------------------------------------------------------------
+    def cmd_uci(self, args: List[str]) -> None:
+        self.emit(f"id name {ENGINE_NAME}")
+        self.emit(f"id author {ENGINE_AUTHOR}")
+        for spec in self.engine.options.specs():
+            self.emit(spec.uci_line())
+        self.emit("uciok")
+
+    def cmd_isready(self, args: List[str]) -> None:
+        self.engine.ready()
+        self.emit("readyok")
+
+    def cmd_setoption(self, args: List[str]) -> None:
+        try:
+            name, value = parse_setoption(args)
+            self.engine.set_option(name, value)
+        except OptionError as exc:
+            self.message(str(exc))
+
+    def cmd_ucinewgame(self, args: List[str]) -> None:
+        self.engine.new_game()
+
+    def cmd_position(self, args: List[str]) -> None:
+        try:
+            board = parse_position(args, bool(self.engine.options["UCI_Chess960"]))
+        except ValueError as exc:
+            self.message(f"invalid position ({clip(str(exc), 200)}); keeping the previous one")
             return
-        nodes = divide_report(self.board, int(args[0]), self.emit)
+        self.engine.set_board(board)
+
+    def cmd_go(self, args: List[str], received: float) -> None:
+        params, problems = parse_go(args)
+        for problem in problems:
+            self.message(problem)
+        if "perft" in args:
+            if params.perft is not None:
+                self.engine.finish_search("go perft")
+                nodes = divide_report(self.engine.board.copy(), params.perft, self.emit)
+                self.emit("")
+                self.emit(f"Nodes searched: {nodes}")
+            return
+        self.engine.go(params, received)
+
+    def cmd_stop(self, args: List[str]) -> None:
+        self.engine.stop()
+
+    def cmd_ponderhit(self, args: List[str]) -> None:
+        self.engine.ponderhit()
+
+    def cmd_debug(self, args: List[str]) -> None:
+        if args == ["on"]:
+            self.engine.debug = True
+        elif args == ["off"]:
+            self.engine.debug = False
+        else:
+            self.message("debug takes 'on' or 'off'")
+
+    def cmd_register(self, args: List[str]) -> None:
+        self.message("registration is not needed")
+
+    def cmd_d(self, args: List[str]) -> None:
+        board = self.engine.board
+        for line in board_diagram(board):
+            self.emit(line)
         self.emit("")
-        self.emit(f"Nodes searched: {nodes}")
+        self.emit(f"Fen: {board.fen()}")
+        self.emit(f"Key: {board.key:016X}")
+        self.emit(f"Checkers: {' '.join(board.checkers())}")
+
+    def cmd_eval(self, args: List[str]) -> None:
+        board = self.engine.board
+        if board.is_check():
+            self.emit("Final evaluation: none (in check)")
+            return
+        trace = board.eval_trace()
+        for line in trace.splitlines():
+            self.emit(line)
+        if "Final evaluation" not in trace:
+            score = board.evaluate()
+            white = score if board.turn else -score
+            self.emit(f"Final evaluation: {white / 100:+.2f} (white side)")
+
+    def cmd_bench(self, args: List[str]) -> None:
+        from fianchetto.benchmark import DEFAULT_DEPTH, run_bench
+
+        if len(args) > 1 or (args and not args[0].isdigit()) or (args and not 1 <= int(args[0]) <= 64):
+            self.message("bench takes an optional depth 1..64")
+            return
+        self.engine.finish_search("bench")
+        depth = int(args[0]) if args else DEFAULT_DEPTH
+        result = run_bench(depth, progress=self.message)
+        for line in result.summary_lines():
+            self.emit(line)
 
 
 if __name__ == "__main__":
-    raise SystemExit(UciLoop().run(sys.stdin))
+    raise SystemExit(UciLoop().run())

@@ -1,0 +1,500 @@
+"""The engine: the game the GUI set up, the option values and the search thread.
+
+:class:`Engine` is driven by the UCI loop (:mod:`fianchetto.uci`) from the reader
+thread and reports through a :class:`Listener`. A ``go`` starts one worker
+thread that calls the compiled ``Search.go`` (which releases the GIL for the
+whole search), so the reader thread keeps answering ``isready``, ``stop``,
+``ponderhit`` and ``quit`` at once.
+
+Rules kept here (the UCI contract):
+
+* exactly one ``bestmove`` per ``go``, sent by the worker when its search ends;
+* ``go infinite`` and ``go ponder`` hold ``bestmove`` back until ``stop``
+  (or, for ponder, ``ponderhit``), even when the search finishes early;
+* a ``stop`` with no search running does nothing, and never reaches a later search;
+* a ``go`` while a search runs stops the old one first (its ``bestmove`` goes out);
+* commands that touch the transposition table (``ucinewgame``, ``Hash``,
+  ``Clear Hash``) stop a running search first, because the table is in use.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
+
+from fianchetto.board import START_FEN, Board
+from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
+from fianchetto.tablebase import RootDecision, Tablebases
+from fianchetto.options import OptionError, Options, Value, clip
+from fianchetto.timeman import NO_LIMITS, TimeLimits, TimeManager, plan_for_side
+
+
+class Listener(Protocol):
+    """Where the engine's events go (the UCI loop formats them as text)."""
+
+    def info(self, event: Dict[str, Any]) -> None: ...
+
+    def bestmove(self, best: Optional[str], ponder: Optional[str]) -> None: ...
+
+    def message(self, text: str) -> None: ...
+
+
+@dataclass
+class GoParams:
+    """Everything a ``go`` command can say. Zero / ``None`` means "not given"."""
+
+    searchmoves: List[str] = field(default_factory=list)
+    ponder: bool = False
+    wtime: Optional[int] = None
+    btime: Optional[int] = None
+    winc: int = 0
+    binc: int = 0
+    movestogo: int = 0
+    depth: int = 0
+    nodes: int = 0
+    mate: int = 0
+    movetime: int = 0
+    infinite: bool = False
+    perft: Optional[int] = None
+
+
+#: A search info line identical to the previous one (but for depth and counters)
+#: is sent again only after this many milliseconds.
+REPEAT_INFO_MS = 200
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
+
+
+class _Job:
+    """One ``go``: its parameters, its board and the state shared by the threads.
+
+    Everything below ``lock`` is read and written under it.
+    """
+
+    def __init__(self, params: GoParams, board: Board, manager: TimeManager, received_at: float) -> None:
+        self.params = params
+        self.board = board
+        self.manager = manager
+        self.lock = threading.Condition()
+        self.stop_requested = False
+        self.pondering = params.ponder
+        self.reference = received_at   # when the clock started for us (go, or ponderhit)
+        self.core_started: Optional[float] = None
+        self.in_core = False
+        self.done = False
+        self.last_exact: Optional[Dict[str, Any]] = None
+        self.last_line1: Optional[Dict[str, Any]] = None
+        self.final: Optional[Dict[str, Any]] = None
+        self.last_sent: Optional[tuple] = None
+        self.last_sent_ms = 0
+        self.thread: Optional[threading.Thread] = None
+
+    def worth_sending(self, event: Dict[str, Any]) -> bool:
+        """Skip a ``multipv 1`` line that repeats the last one sent (same score, bound
+        and PV) unless :data:`REPEAT_INFO_MS` have passed: a search that runs through
+        hundreds of trivial iterations (a drawn ending, a forced mate) would otherwise
+        flood a Python GUI with lines it must parse while our clock runs. The closing
+        line always goes out."""
+        key = (event.get("score"), event.get("bound"), tuple(event.get("pv") or ()))
+        now = int(event.get("time") or 0)
+        if key == self.last_sent and now - self.last_sent_ms < REPEAT_INFO_MS:
+            return False
+        self.last_sent, self.last_sent_ms = key, now
+        return True
+
+    def must_wait(self) -> bool:
+        """Hold bestmove back? (infinite or pondering, and no stop yet)."""
+        return (self.params.infinite or self.pondering) and not self.stop_requested
+
+    def limits_for_core(self) -> TimeLimits:
+        """Time limits measured from the core's ``go`` call (none while pondering)."""
+        if self.pondering or self.core_started is None:
+            return NO_LIMITS
+        self.manager.offset_ms = _ms(self.reference - self.core_started)
+        return self.manager.core_limits()
+
+
+class Engine:
+    """Game state, options and the search worker behind the UCI loop."""
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        self.options = Options()
+        self.board = Board(START_FEN)
+        self.debug = False
+        self._search: Any = None
+        self._job: Optional[_Job] = None
+        self._book: Optional[OpeningBook] = None
+        self._book_path: Optional[str] = None      # the path last tried (opened or not)
+        self._rng = random.Random()
+        self.tablebases = Tablebases()
+
+    # --- the compiled search ------------------------------------------------------------
+    @property
+    def search(self) -> Any:
+        """The ``core_cy`` Search handle, created on first use (it allocates the hash)."""
+        if self._search is None:
+            from core_cy.core import Search
+
+            self._search = Search(hash_mb=int(self.options["Hash"]), threads=int(self.options["Threads"]))
+        return self._search
+
+    def ready(self) -> None:
+        """``isready``: make sure the hash is allocated (the GUI may then ``go``)."""
+        if self._search is None:
+            try:
+                self.search
+            except (MemoryError, ValueError, OverflowError) as exc:
+                self.listener.message(f"cannot allocate {self.options['Hash']} MB of hash ({exc}); using 1 MB")
+                self.options.set("Hash", 1)
+            except Exception as exc:  # noqa: BLE001 - reported, never fatal
+                self.listener.message(f"search unavailable: {type(exc).__name__}: {clip(str(exc), 200)}")
+
+    @property
+    def searching(self) -> bool:
+        job = self._job
+        return job is not None and not job.done
+
+    # --- game state -------------------------------------------------------------------
+    def new_game(self) -> None:
+        self.finish_search("ucinewgame")
+        self.board = Board(START_FEN, chess960=bool(self.options["UCI_Chess960"]))
+        if self._search is not None:
+            self._search.clear()
+
+    def set_board(self, board: Board) -> None:
+        """A new position from ``position`` (already validated). A running search
+        keeps its own copy, so this is safe at any time."""
+        self.board = board
+
+    # --- options --------------------------------------------------------------------------
+    def set_option(self, name: str, text: Optional[str]) -> None:
+        """Apply ``setoption name <name> [value <text>]``; :class:`OptionError` if refused
+        (the old value stays)."""
+        spec = self.options.spec(name)
+        value: Value = spec.parse(text)
+        if spec.name == "Hash":
+            self.finish_search("Hash")
+            if self._search is not None:
+                try:
+                    self._search.set_hash(int(value))  # type: ignore[arg-type]
+                except (MemoryError, ValueError, OverflowError) as exc:
+                    raise OptionError(f"cannot allocate {value} MB of hash: {exc}") from None
+            # else: the search is created with the new size at isready / go.
+        elif spec.name == "Threads":
+            self.finish_search("Threads")
+            if self._search is not None:
+                self._search.set_threads(int(value))  # type: ignore[arg-type]
+        elif spec.name == "Clear Hash":
+            self.finish_search("Clear Hash")
+            if self._search is not None:
+                self._search.clear()
+            return
+        elif spec.name == "UCI_Chess960":
+            self.board.chess960 = bool(value)
+        elif spec.name in ("BookFile", "OwnBook"):
+            self.finish_search(spec.name)
+            self._close_book()
+        elif spec.name == "SyzygyPath":
+            self.finish_search("SyzygyPath")   # the core replaces its tables
+            for problem in self.tablebases.configure(str(value)):
+                self.listener.message(problem)
+            if self.tablebases.max_pieces:
+                self.listener.message(f"Syzygy tables loaded: up to {self.tablebases.max_pieces} pieces")
+        self.options.set(spec.name, value)
+
+    # --- opening book and tablebases at the root -------------------------------------------
+    def _close_book(self) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book = None
+        self._book_path = None
+
+    def _opening_book(self) -> Optional[OpeningBook]:
+        """The book of the BookFile option (opened once per path); None if unusable."""
+        path = str(self.options["BookFile"]) or str(default_book_path())
+        if self._book_path != path:
+            self._close_book()
+            self._book_path = path
+            try:
+                self._book = OpeningBook.open(path)
+            except BookError as exc:
+                self.listener.message(f"{exc}; searching without a book")
+        return self._book
+
+    def _book_move(self, board: Board, params: GoParams) -> Optional[str]:
+        if not self.options["OwnBook"] or params.searchmoves or board.chess960:
+            return None
+        if not should_use_book(game_ply(board), int(self.options["BookDepth"])):
+            return None
+        book = self._opening_book()
+        if book is None:
+            return None
+        return book.pick(board, best=not self.options["BookVariety"], rng=self._rng)
+
+    def _tablebase_root(self, board: Board) -> Optional[RootDecision]:
+        return self.tablebases.root(board, int(self.options["SyzygyProbeLimit"]),
+                                    bool(self.options["Syzygy50MoveRule"]))
+
+    # --- searching --------------------------------------------------------------------------
+    def go(self, params: GoParams, received_at: Optional[float] = None) -> None:
+        """Start a search on the worker thread (stopping a running one first)."""
+        received_at = time.monotonic() if received_at is None else received_at
+        self.finish_search()
+        board = self.board.copy()
+        limits = plan_for_side(
+            board.turn,
+            wtime=params.wtime,
+            btime=params.btime,
+            winc=params.winc,
+            binc=params.binc,
+            movestogo=params.movestogo,
+            movetime=params.movetime,
+            overhead=int(self.options["Move Overhead"]),
+        )
+        if params.infinite:
+            limits = NO_LIMITS  # infinite means: until stop, whatever the clock says
+        # Clock-driven searches adapt to instability; movetime is a fixed budget.
+        manager = TimeManager(limits, adaptive=not params.movetime)
+        if self.debug:
+            self.listener.message(f"time limits soft {limits.soft_ms} ms hard {limits.hard_ms} ms")
+        job = _Job(params, board, manager, received_at)
+        job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
+        self._job = job
+        job.thread.start()
+
+    def stop(self) -> None:
+        """``stop``: end the running search now; nothing if none is running."""
+        job = self._job
+        if job is None or job.done:
+            return
+        with job.lock:
+            job.stop_requested = True
+            job.pondering = False
+            if job.in_core:
+                self.search.stop()
+            job.lock.notify_all()
+
+    def ponderhit(self) -> None:
+        """``ponderhit``: the pondered move was played; the clock runs from now."""
+        job = self._job
+        now = time.monotonic()
+        if job is None or job.done or not job.pondering:
+            self.listener.message("ponderhit without a ponder search: ignored")
+            return
+        with job.lock:
+            job.pondering = False
+            job.reference = now
+            if job.in_core:
+                limits = job.limits_for_core()
+                if not limits.unlimited:
+                    self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
+                if self.debug:
+                    self.listener.message(f"ponderhit: core limits soft {limits.soft_ms} hard {limits.hard_ms}")
+            job.lock.notify_all()
+
+    def finish_search(self, reason: Optional[str] = None) -> None:
+        """Stop a running search and wait for its bestmove to go out."""
+        job = self._job
+        if job is None:
+            return
+        if not job.done and reason:
+            self.listener.message(f"{reason}: stopping the running search first")
+        self.stop()
+        if job.thread is not None and job.thread is not threading.current_thread():
+            job.thread.join()
+
+    def shutdown(self, timeout: float = 1.0) -> bool:
+        """``quit``: stop the search; True if the worker ended within ``timeout``."""
+        job = self._job
+        self.stop()
+        if job is not None and job.thread is not None:
+            job.thread.join(timeout)
+            return not job.thread.is_alive()
+        return True
+
+    # --- the worker thread ----------------------------------------------------------------
+    def _worker(self, job: _Job) -> None:
+        best: Optional[str] = None
+        ponder: Optional[str] = None
+        try:
+            best, ponder = self._run_search(job)
+        except Exception as exc:  # noqa: BLE001 - a core failure must not lose the bestmove
+            self.listener.message(f"search failed: {type(exc).__name__}: {clip(str(exc), 200)}")
+            best, ponder = self._fallback_move(job), None
+        try:
+            with job.lock:
+                while job.must_wait():
+                    job.lock.wait()
+            final = self._final_info(job, best, ponder)
+            if final is not None:
+                self.listener.info(final)
+            job.done = True  # from here on a stop or setoption has nothing to interrupt
+            self.listener.bestmove(best, ponder)
+        finally:
+            job.done = True
+
+    def _run_search(self, job: _Job) -> Tuple[Optional[str], Optional[str]]:
+        board, params = job.board, job.params
+        legal = board.legal_moves()
+        if not legal:
+            in_check = board.is_check()
+            job.last_exact = {"depth": 0, "score": ("mate", 0) if in_check else ("cp", 0), "nodes": 0,
+                              "time": 0, "pv": []}
+            return None, None
+        roots = self._root_moves(board, params.searchmoves, legal)
+        book_move = self._book_move(board, params)
+        if book_move is not None:
+            self.listener.message(f"book move {book_move}")
+            job.last_exact = {"depth": 1, "score": ("cp", 0), "nodes": 0, "time": 0, "pv": [book_move]}
+            return book_move, None
+        decision = self._tablebase_root(board)
+        if decision is not None:
+            if decision.move is not None and (not roots or decision.move in roots):
+                self.listener.message(f"tablebase move {decision.move}")
+                job.last_exact = {"depth": 1, "score": ("cp", decision.score_cp), "nodes": 0, "time": 0,
+                                  "pv": [decision.move], "tbhits": decision.tbhits}
+                return decision.move, None
+            keep = [m for m in (roots or legal) if m in decision.moves]
+            roots = keep or roots
+        search = self.search
+        multipv = int(self.options["MultiPV"])
+        callback = self._make_callback(job)
+        with job.lock:
+            # start() prepares the search synchronously and clears the core's stop flag;
+            # from then on stop() and set_time_limits() act on this search. Doing it under
+            # the job lock closes the race with a stop/ponderhit arriving meanwhile.
+            job.core_started = time.monotonic()
+            limits = job.limits_for_core()
+            search.start(
+                board,
+                depth=1 if job.stop_requested else params.depth,
+                nodes=params.nodes,
+                movetime_soft=limits.soft_ms,
+                movetime_hard=limits.hard_ms,
+                mate=params.mate,
+                multipv=multipv,
+                searchmoves=roots,
+                info=callback,
+                tb_probe_limit=int(self.options["SyzygyProbeLimit"]),
+                tb_50_move_rule=bool(self.options["Syzygy50MoveRule"]),
+            )
+            job.in_core = True
+            if job.stop_requested:
+                search.stop()
+        try:
+            best, ponder = search.run()
+        finally:
+            with job.lock:
+                job.in_core = False
+        if best is None:
+            self.listener.message("search returned no move; playing a legal one")
+            best, ponder = self._fallback_move(job), None
+        return best, ponder
+
+    def _root_moves(self, board: Board, searchmoves: List[str], legal: List[str]) -> Optional[List[str]]:
+        """``searchmoves`` in the board's spelling, illegal ones reported and dropped."""
+        if not searchmoves:
+            return None
+        legal_set = set(legal)
+        kept: List[str] = []
+        for move in searchmoves:
+            spelled = move if move in legal_set else self._respell(board, move)
+            if spelled is None:
+                self.listener.message(f"searchmoves: ignoring illegal move {clip(move, 12)}")
+            elif spelled not in kept:
+                kept.append(spelled)
+        if not kept:
+            self.listener.message("searchmoves: no legal move given, searching all moves")
+            return None
+        return kept
+
+    @staticmethod
+    def _respell(board: Board, move: str) -> Optional[str]:
+        """The board's own spelling of a castling move written the other way, else None."""
+        try:
+            board.push(move)
+        except ValueError:
+            return None
+        spelled = board.move_stack[-1]
+        board.pop()
+        return spelled
+
+    def _make_callback(self, job: _Job) -> Callable[[Dict[str, Any]], None]:
+        listener = self.listener
+
+        def on_info(event: Dict[str, Any]) -> None:
+            try:
+                if "currmove" in event:
+                    listener.info(event)
+                    return
+                line1 = event.get("multipv", 1) == 1
+                if event.get("final"):
+                    # The core's closing line: held back and sent right before bestmove.
+                    if line1:
+                        job.final = event
+                    return
+                if line1:
+                    job.last_line1 = event
+                    if event.get("bound") is None:
+                        job.last_exact = event
+                        self._on_iteration(job, event)
+                    if not job.worth_sending(event):
+                        return
+                listener.info(event)
+            except Exception as exc:  # noqa: BLE001 - never let output kill the search
+                listener.message(f"info callback error: {type(exc).__name__}: {clip(str(exc), 200)}")
+
+        return on_info
+
+    def _on_iteration(self, job: _Job, event: Dict[str, Any]) -> None:
+        """A completed iteration: let the time manager stretch the soft limit."""
+        if not event.get("pv"):
+            return
+        with job.lock:
+            changed = job.manager.on_iteration(event["pv"][0], event["score"])
+            if changed is None or job.pondering or not job.in_core:
+                return
+            limits = job.limits_for_core()
+            self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
+        if self.debug:
+            self.listener.message(
+                f"root unstable: soft limit {limits.soft_ms} ms (x{job.manager.stretch():.2f})"
+            )
+
+    def _final_info(self, job: _Job, best: Optional[str], ponder: Optional[str]) -> Optional[Dict[str, Any]]:
+        """The exact-score line sent right before ``bestmove``."""
+        if job.final is not None and job.final.get("bound") is None \
+                and (best is None or job.final.get("pv", [None])[:1] == [best]):
+            return job.final
+        exact = job.last_exact
+        if best is None:
+            return exact
+        if exact is not None and exact.get("pv") and exact["pv"][0] == best:
+            return dict(exact)
+        # The best move came from an iteration that did not finish with an exact score
+        # (or none finished): report the latest score for it, without a bound.
+        base = dict(job.last_line1 or exact or {})
+        if not base:
+            try:
+                score = ("cp", int(job.board.evaluate()))
+            except Exception:  # noqa: BLE001
+                score = ("cp", 0)
+            base = {"depth": 0, "score": score, "nodes": 0, "time": 0}
+        base["bound"] = None
+        base["multipv"] = 1
+        base["pv"] = [best] + ([ponder] if ponder else [])
+        return base
+
+    @staticmethod
+    def _fallback_move(job: _Job) -> Optional[str]:
+        """A legal move when the core failed: the last PV's first move, else the first legal."""
+        legal = job.board.legal_moves()
+        for event in (job.last_exact, job.last_line1):
+            if event and event.get("pv") and event["pv"][0] in legal:
+                return event["pv"][0]
+        return legal[0] if legal else None

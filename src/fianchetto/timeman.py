@@ -1,0 +1,222 @@
+"""Time management: turn the clock into soft and hard limits for one search.
+
+Two limits, both in milliseconds from the moment the search starts:
+
+* **soft**: do not start another iteration after this much time. Most moves end
+  here, a little after it (the iteration in flight is finished).
+* **hard**: abort the search, whatever it is doing. This is the safety net and
+  is never more than a fixed fraction of the clock that is left after the
+  ``Move Overhead`` is taken off.
+
+:func:`plan` is a pure function of the ``go`` parameters, so it is unit-tested
+without an engine. :class:`TimeManager` adds the one piece of state a search
+needs: it lengthens the soft limit while the root is unstable (the best move
+keeps changing) or failing (the score is dropping), never past the hard limit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+# --- Constants: each one a single idea -------------------------------------------------
+#: Moves we expect still to play when the GUI does not say (sudden death).
+DEFAULT_MOVES_TO_GO = 30
+#: Never plan for more moves than this, even when ``movestogo`` says more.
+MAX_MOVES_TO_GO = 50
+#: The soft limit never exceeds this share of the clock this move can use.
+SOFT_CLOCK_SHARE = 0.40
+#: The hard limit: this many times the soft limit ...
+HARD_FACTOR = 4.0
+#: ... but never more than this share of the clock this move can use (the safety margin).
+HARD_CLOCK_SHARE = 0.75
+#: With ``movestogo 1`` (the last move before the control) the clock may be used
+#: more freely: the next control refills it.
+LAST_MOVE_SOFT_SHARE = 0.60
+LAST_MOVE_HARD_SHARE = 0.85
+#: The clock we keep in reserve, in multiples of the Move Overhead: limits are
+#: planned as if this much were not on the clock. Latency spikes (a loaded machine,
+#: a Python tournament manager parsing output) are paid from it, and when the clock
+#: falls to it the engine moves at once until increments rebuild it.
+RESERVE_OVERHEADS = 15
+#: Limits below 1 ms would read as "no limit" in the core (0 = unlimited).
+MIN_LIMIT_MS = 1
+
+#: Instability: how much each best-move change (decayed per iteration) stretches soft.
+BEST_MOVE_CHANGE_WEIGHT = 0.5
+#: How fast old best-move changes are forgotten, per completed iteration.
+BEST_MOVE_CHANGE_DECAY = 0.5
+#: A score drop of this many centipawns between iterations stretches soft by 100%.
+SCORE_DROP_SCALE_CP = 100
+#: Cap on the score-drop stretch.
+MAX_SCORE_DROP_FACTOR = 1.5
+#: Cap on the total stretch of the soft limit (it stays below hard anyway).
+MAX_STRETCH = 2.5
+#: Mate scores, for comparing with centipawn scores.
+MATE_CP = 100_000
+
+
+@dataclass(frozen=True)
+class TimeLimits:
+    """Limits for one search, in milliseconds; 0 means "no limit"."""
+
+    soft_ms: int = 0
+    hard_ms: int = 0
+
+    @property
+    def unlimited(self) -> bool:
+        return self.soft_ms == 0 and self.hard_ms == 0
+
+
+NO_LIMITS = TimeLimits(0, 0)
+
+
+def plan(
+    *,
+    time_left: Optional[int] = None,
+    increment: int = 0,
+    movestogo: int = 0,
+    movetime: int = 0,
+    overhead: int = 0,
+) -> TimeLimits:
+    """Soft and hard limits (ms) for a move.
+
+    ``time_left``/``increment`` are the mover's clock and increment (``wtime``/``winc``
+    or ``btime``/``binc``), ``None`` when the GUI gave no clock for the side to move.
+    ``movetime`` (if positive) wins over the clock. ``overhead`` is ``Move Overhead``:
+    the time lost per move between the GUI's clock and the search; it is taken off
+    this move's clock, charged again for every move of the planning horizon, and
+    :data:`RESERVE_OVERHEADS` times more are kept in reserve.
+    Zero or negative clocks are treated as empty: the limits fall to 1 ms (the core
+    still returns a legal move). Without ``movetime`` and clock the result is
+    :data:`NO_LIMITS` (search until ``stop`` or another limit).
+    """
+    overhead = max(0, overhead)
+    if movetime and movetime > 0:
+        budget = max(MIN_LIMIT_MS, movetime - overhead)
+        return TimeLimits(budget, budget)
+    if time_left is None:
+        return NO_LIMITS
+
+    # The clock this move can use: what is left once this move's overhead is paid
+    # and the reserve is set aside.
+    usable = max(0, time_left - overhead - RESERVE_OVERHEADS * overhead)
+    if usable <= MIN_LIMIT_MS:
+        return TimeLimits(MIN_LIMIT_MS, MIN_LIMIT_MS)
+    increment = max(0, increment)
+    if movestogo and movestogo > 0:
+        mtg = min(movestogo, MAX_MOVES_TO_GO)
+    else:
+        mtg = DEFAULT_MOVES_TO_GO
+
+    # Time for the next `mtg` moves (as Stockfish plans it): the clock, plus the
+    # increments still to come, minus the overhead every one of those moves will
+    # cost. Charging the overhead per move is what keeps a fast game from draining
+    # the clock when the GUI's latency eats most of the increment.
+    horizon = max(0, time_left + increment * (mtg - 1) - overhead * (mtg + 2))
+    ideal = horizon / mtg
+
+    if mtg == 1:
+        soft_cap, hard_cap = LAST_MOVE_SOFT_SHARE * usable, LAST_MOVE_HARD_SHARE * usable
+    else:
+        soft_cap, hard_cap = SOFT_CLOCK_SHARE * usable, HARD_CLOCK_SHARE * usable
+    soft = min(ideal, soft_cap)
+    hard = min(soft * HARD_FACTOR, hard_cap)
+    soft_ms = max(MIN_LIMIT_MS, int(soft))
+    hard_ms = max(soft_ms, int(hard))
+    return TimeLimits(soft_ms, hard_ms)
+
+
+def plan_for_side(
+    white_to_move: bool,
+    *,
+    wtime: Optional[int] = None,
+    btime: Optional[int] = None,
+    winc: int = 0,
+    binc: int = 0,
+    movestogo: int = 0,
+    movetime: int = 0,
+    overhead: int = 0,
+) -> TimeLimits:
+    """:func:`plan` with the mover's clock picked out of the ``go`` parameters."""
+    if white_to_move:
+        time_left, increment = wtime, winc
+    else:
+        time_left, increment = btime, binc
+    return plan(
+        time_left=time_left,
+        increment=increment or 0,
+        movestogo=movestogo,
+        movetime=movetime,
+        overhead=overhead,
+    )
+
+
+def score_as_cp(score: Tuple[str, int]) -> int:
+    """A ``("cp", v)`` or ``("mate", n)`` score as one comparable number."""
+    kind, value = score
+    if kind == "mate":
+        if value > 0:
+            return MATE_CP - value
+        return -MATE_CP - value
+    return value
+
+
+class TimeManager:
+    """Per-search time state: the planned limits and the instability stretch.
+
+    The engine calls :meth:`on_iteration` after every completed iteration (the
+    exact-score ``multipv 1`` line). When the best move changed (recently) or the
+    score fell, the soft limit is stretched — at most :data:`MAX_STRETCH` times,
+    and never past the hard limit — and the new limits are returned so the
+    engine can pass them to ``Search.set_time_limits``. ``None`` means "leave
+    the limits as they are". Searches without a clock (``movetime``, depth,
+    infinite) are never stretched.
+    """
+
+    def __init__(self, limits: TimeLimits, *, adaptive: bool = True, offset_ms: int = 0) -> None:
+        self.base = limits
+        self.adaptive = adaptive and not limits.unlimited and limits.soft_ms < limits.hard_ms
+        #: Added to both limits when they are sent to the core: time that passed
+        #: between the core's clock start and the moment these limits apply
+        #: (the pondering time, after ``ponderhit``).
+        self.offset_ms = offset_ms
+        self.current = limits
+        self._best: Optional[str] = None
+        self._score: Optional[int] = None
+        self._changes = 0.0
+
+    def core_limits(self) -> TimeLimits:
+        """The current limits as the core wants them: measured from the start of its
+        ``go`` call (shifted by :attr:`offset_ms`), never below 1 ms unless unlimited
+        (0 would mean "no limit" to the core)."""
+        limits = self.current
+        if limits.unlimited:
+            return limits
+        return TimeLimits(
+            max(MIN_LIMIT_MS, limits.soft_ms + self.offset_ms),
+            max(MIN_LIMIT_MS, limits.hard_ms + self.offset_ms),
+        )
+
+    def stretch(self) -> float:
+        """The current factor applied to the planned soft limit."""
+        return self.current.soft_ms / self.base.soft_ms if self.base.soft_ms else 1.0
+
+    def on_iteration(self, best_move: str, score: Tuple[str, int]) -> Optional[TimeLimits]:
+        """Record an iteration's result; new core limits if the soft limit moved."""
+        value = score_as_cp(score)
+        self._changes *= BEST_MOVE_CHANGE_DECAY
+        if self._best is not None and best_move != self._best:
+            self._changes += 1.0
+        drop = 0 if self._score is None else self._score - value
+        self._best, self._score = best_move, value
+        if not self.adaptive:
+            return None
+
+        instability = 1.0 + BEST_MOVE_CHANGE_WEIGHT * self._changes
+        falling = min(MAX_SCORE_DROP_FACTOR, 1.0 + max(0, drop) / SCORE_DROP_SCALE_CP)
+        factor = min(MAX_STRETCH, instability * falling)
+        soft = min(self.base.hard_ms, max(MIN_LIMIT_MS, int(self.base.soft_ms * factor)))
+        if soft == self.current.soft_ms:
+            return None
+        self.current = TimeLimits(soft, self.base.hard_ms)
+        return self.core_limits()

@@ -1,0 +1,230 @@
+"""A raw-pipe UCI driver for the protocol tests (test_uci*.py, test_bench.py).
+
+It starts the installed ``fianchetto`` executable, writes lines to its stdin
+and reads its stdout on a background thread, stamping every line with the time
+it arrived, so tests can measure answer latencies and check ordering.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import re
+import statistics
+import subprocess
+import threading
+import time
+from typing import Callable, List, Optional, Sequence, Tuple, Union
+
+import chess
+import pytest
+
+from conftest import fianchetto_command
+
+#: Generous bound that only guards against hangs.
+TIMEOUT = 60.0
+
+INFO_LINE = re.compile(
+    r"^info depth (?P<depth>\d+)"
+    r"(?: seldepth (?P<seldepth>\d+))?"
+    r"(?: multipv (?P<multipv>\d+))?"
+    r" score (?P<kind>cp|mate) (?P<score>-?\d+)(?: (?P<bound>lowerbound|upperbound))?"
+    r" nodes (?P<nodes>\d+) nps (?P<nps>\d+)"
+    r"(?: hashfull (?P<hashfull>\d+))?"
+    r" tbhits (?P<tbhits>\d+) time (?P<time>\d+)"
+    r"(?: pv (?P<pv>.+))?$"
+)
+CURRMOVE_LINE = re.compile(r"^info depth \d+ currmove [a-h][1-8][a-h][1-8][nbrq]? currmovenumber \d+$")
+BESTMOVE_LINE = re.compile(r"^bestmove (\S+)(?: ponder (\S+))?$")
+
+Predicate = Union[str, Callable[[str], bool]]
+
+
+def _matcher(predicate: Predicate) -> Callable[[str], bool]:
+    if callable(predicate):
+        return predicate
+    return lambda line: line == predicate or line.startswith(predicate + " ")
+
+
+class UciPipe:
+    """The engine on the other end of two pipes, as a GUI sees it."""
+
+    def __init__(self, args: Sequence[str] = ()) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            fianchetto_command() + list(args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=env,
+        )
+        self.lines: "queue.Queue[Tuple[float, Optional[str]]]" = queue.Queue()
+        self.transcript: List[str] = []
+        self.stderr: List[str] = []
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    # -- plumbing -------------------------------------------------------------------
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.put((time.monotonic(), raw.decode("utf-8", "replace").rstrip("\r\n")))
+        self.lines.put((time.monotonic(), None))
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in iter(self.proc.stderr.readline, b""):
+            self.stderr.append(raw.decode("utf-8", "replace").rstrip("\r\n"))
+
+    def send(self, line: Union[str, bytes]) -> float:
+        """Write one line; return the time it was written."""
+        assert self.proc.stdin is not None
+        data = line if isinstance(line, bytes) else line.encode()
+        self.transcript.append(f">> {data[:200]!r}" if isinstance(line, bytes) else f">> {line[:200]}")
+        sent = time.monotonic()
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+        return sent
+
+    def fail(self, why: str) -> None:
+        tail = "\n".join(self.transcript[:30] + ["..."] + self.transcript[-30:])
+        pytest.fail(f"{why}\n--- transcript (tail) ---\n{tail}\n--- stderr ---\n" + "\n".join(self.stderr[-20:]))
+
+    def next_line(self, timeout: float = TIMEOUT) -> Tuple[float, Optional[str]]:
+        try:
+            stamp, line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return time.monotonic(), None
+        if line is not None:
+            self.transcript.append(f"<< {line}")
+        return stamp, line
+
+    # -- reading --------------------------------------------------------------------
+    def read_until(self, predicate: Predicate, timeout: float = TIMEOUT) -> List[str]:
+        """Lines up to and including the first matching ``predicate``."""
+        return [line for _, line in self.read_until_stamped(predicate, timeout)]
+
+    def read_until_stamped(self, predicate: Predicate, timeout: float = TIMEOUT) -> List[Tuple[float, str]]:
+        match = _matcher(predicate)
+        deadline = time.monotonic() + timeout
+        got: List[Tuple[float, str]] = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.fail(f"no matching line within {timeout}s")
+            try:
+                stamp, line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                self.fail("engine closed stdout")
+            self.transcript.append(f"<< {line}")
+            got.append((stamp, line))
+            if match(line):
+                return got
+
+    def drain(self, quiet: float = 0.3) -> List[str]:
+        """Every line that arrives until ``quiet`` seconds pass without one."""
+        got: List[str] = []
+        while True:
+            try:
+                _, line = self.lines.get(timeout=quiet)
+            except queue.Empty:
+                return got
+            if line is None:
+                return got
+            self.transcript.append(f"<< {line}")
+            got.append(line)
+
+    def sync(self) -> List[str]:
+        """``isready`` round trip: every line before ``readyok``."""
+        self.send("isready")
+        return self.read_until("readyok")[:-1]
+
+    def handshake(self) -> List[str]:
+        self.send("uci")
+        return self.read_until("uciok")
+
+    def go(self, command: str, timeout: float = TIMEOUT) -> Tuple[List[str], str, Optional[str]]:
+        """Send a ``go`` and wait for its bestmove: (all lines, best, ponder)."""
+        self.send(command)
+        lines = self.read_until(lambda l: l.startswith("bestmove"), timeout)
+        match = BESTMOVE_LINE.match(lines[-1])
+        if not match:
+            self.fail(f"malformed bestmove line {lines[-1]!r}")
+        return lines, match.group(1), match.group(2)
+
+    def assert_silent(self, seconds: float, what: Predicate = "bestmove") -> List[str]:
+        """Nothing matching ``what`` arrives within ``seconds``; return what did arrive."""
+        match = _matcher(what)
+        got: List[str] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                _, line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                self.fail("engine closed stdout")
+            self.transcript.append(f"<< {line}")
+            got.append(line)
+            if match(line):
+                self.fail(f"unexpected {line!r} within {seconds}s")
+        return got
+
+    def latency(self, command: str, answer: Predicate, timeout: float = TIMEOUT) -> float:
+        """Seconds from writing ``command`` to reading the first line matching ``answer``."""
+        sent = self.send(command)
+        stamp, _ = self.read_until_stamped(answer, timeout)[-1]
+        return stamp - sent
+
+    # -- ending ----------------------------------------------------------------------
+    def quit(self, timeout: float = TIMEOUT) -> int:
+        self.send("quit")
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.fail(f"engine did not exit within {timeout}s of quit")
+            raise
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if stream:
+                    stream.close()
+            except OSError:
+                pass
+
+
+def info_lines(lines: Sequence[str]) -> List[re.Match]:
+    """Parsed search ``info`` lines (no currmove, no info string)."""
+    return [m for m in (INFO_LINE.match(l) for l in lines) if m]
+
+
+def assert_pv_legal(fen_or_board, lines: Sequence[str], chess960: bool = False) -> None:
+    """Every PV in ``lines`` is a legal sequence from the position."""
+    root = fen_or_board if isinstance(fen_or_board, chess.Board) else chess.Board(fen_or_board, chess960=chess960)
+    for match in info_lines(lines):
+        if not match.group("pv"):
+            continue
+        board = root.copy()
+        for uci in match.group("pv").split():
+            try:
+                move = board.parse_uci(uci)
+            except ValueError:
+                raise AssertionError(f"illegal PV move {uci} in {board.fen()} (line {match.group(0)!r})")
+            board.push(move)
+
+
+def median_and_max(values: Sequence[float]) -> Tuple[float, float]:
+    return statistics.median(values), max(values)
