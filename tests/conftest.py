@@ -75,6 +75,14 @@ CHESS960_FENS_SMALL = [
 ]
 
 
+def special_position_params():
+    """pytest params for the en-passant corner cases and the small Chess960 set."""
+    import pytest
+
+    return ([pytest.param(fen, c960, id=f"ep-corner-{i}") for i, (fen, c960, _) in enumerate(EP_FENS)]
+            + [pytest.param(fen, True, id=f"960-{i}") for i, fen in enumerate(CHESS960_FENS_SMALL)])
+
+
 # ---------------------------------------------------------------------------
 # python-chess oracles
 # ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import (
+    special_position_params,
     CHESS960_FENS_SMALL,
     EP_FENS,
     KIWIPETE_FEN,
@@ -238,11 +239,7 @@ VALID = [
     pytest.param("rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1", True, id="960-king-on-b"),
     pytest.param("rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w KQkq - 0 1", True, id="960-king-on-b-xfen"),
     pytest.param("1r4kr/8/8/8/8/8/8/1R4KR w HBhb -", True, id="960-four-fields"),
-] + [
-    pytest.param(fen, c960, id=f"ep-corner-{i}") for i, (fen, c960, _) in enumerate(EP_FENS)
-] + [
-    pytest.param(fen, True, id=f"960-{i}") for i, fen in enumerate(CHESS960_FENS_SMALL)
-]
+] + special_position_params()
 
 
 @pytest.mark.parametrize("fen,chess960", VALID)

@@ -6,6 +6,7 @@ import chess.polyglot
 import pytest
 
 from conftest import (
+    special_position_params,
     CHESS960_FENS_SMALL,
     EP_FENS,
     KIWIPETE_FEN,
@@ -32,11 +33,7 @@ ROUNDTRIP_POSITIONS = [
     pytest.param(CASTLE_FEN, True, id="castling-960-mode"),
     pytest.param(PROMO_FEN, False, id="promotion"),
     pytest.param(PROMO_FEN.replace(" w ", " b "), False, id="promotion-black"),
-] + [
-    pytest.param(fen, c960, id=f"ep-corner-{i}") for i, (fen, c960, _) in enumerate(EP_FENS)
-] + [
-    pytest.param(fen, True, id=f"960-{i}") for i, fen in enumerate(CHESS960_FENS_SMALL)
-]
+] + special_position_params()
 
 
 # ---------------------------------------------------------------------------
