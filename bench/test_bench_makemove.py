@@ -23,7 +23,7 @@ def test_make_unmake(benchmark, record_rate, positions, name, rounds):
     board = Board(positions[name])
     fen = board.fen()
     moves = len(board.legal_moves())
-    made = benchmark.pedantic(board.make_unmake, args=(rounds,), rounds=25, warmup_rounds=1)
+    made = benchmark.pedantic(board.make_unmake, args=(rounds,), rounds=50, warmup_rounds=2)
     assert made == moves * rounds
     assert board.fen() == fen and board._check_invariants()
     record_rate(made, "moves")

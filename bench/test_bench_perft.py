@@ -1,7 +1,7 @@
 """Perft speed: leaf nodes counted in compiled code, bulk counting at the last ply.
 
-Each case runs ``rounds`` timed rounds of ``iterations`` calls (after one warm-up
-round); pytest-benchmark compares the median round.
+Each case runs ``rounds`` timed rounds of ``iterations`` calls (after two warm-up
+rounds); pytest-benchmark compares the median round.
 """
 import pytest
 
@@ -9,10 +9,10 @@ from fianchetto import Board
 
 # (position, depth, leaf nodes, rounds, iterations per round)
 CASES = [
-    ("startpos", 4, 197_281, 40, 5),
-    ("startpos", 5, 4_865_609, 25, 1),
-    ("kiwipete", 3, 97_862, 40, 10),
-    ("kiwipete", 4, 4_085_603, 25, 1),
+    ("startpos", 4, 197_281, 80, 5),
+    ("startpos", 5, 4_865_609, 50, 1),
+    ("kiwipete", 3, 97_862, 80, 10),
+    ("kiwipete", 4, 4_085_603, 50, 1),
 ]
 
 
@@ -25,7 +25,7 @@ CASES = [
 def test_perft(benchmark, record_rate, positions, name, depth, expected, rounds, iterations):
     board = Board(positions[name])
     nodes = benchmark.pedantic(
-        board.perft, args=(depth,), rounds=rounds, iterations=iterations, warmup_rounds=1
+        board.perft, args=(depth,), rounds=rounds, iterations=iterations, warmup_rounds=2
     )
     assert nodes == expected
     record_rate(nodes, "nodes")
