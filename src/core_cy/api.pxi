@@ -251,6 +251,8 @@ cdef class Board:
         A measure of make/unmake speed for the benchmarks."""
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_legal(&self.pos, moves, GEN_ALL), i, r
+        if rounds < 0:
+            raise ValueError("rounds must be at least 0")
         self._reserve(1)
         with nogil:
             for r in range(rounds):
