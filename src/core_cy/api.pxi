@@ -101,16 +101,12 @@ cdef class Board:
         cdef StateInfo* states = self.pos.states
         cdef int capacity = self.pos.st_capacity
         if capacity < other.pos.st_index + 1:
-            free(states)
             states = <StateInfo*>malloc(sizeof(StateInfo) * other.pos.st_capacity)
             if states == NULL:
                 raise MemoryError()
+            free(self.pos.states)
             capacity = other.pos.st_capacity
-        self.pos = other.pos
-        self.pos.states = states
-        self.pos.st_capacity = capacity
-        memcpy(states, other.pos.states, sizeof(StateInfo) * (other.pos.st_index + 1))
-        self.pos.st = states + other.pos.st_index
+        copy_position_into(&self.pos, &other.pos, states, capacity)
         self._moves = list(other._moves)
 
     def fen(self, shredder=False):
@@ -423,11 +419,7 @@ cdef class Search:
                 t.own_capacity = 0
                 raise MemoryError()
             t.own_capacity = needed
-        t.pos = board.pos
-        memcpy(t.own_states, board.pos.states, sizeof(StateInfo) * (board.pos.st_index + 1))
-        t.pos.states = t.own_states
-        t.pos.st_capacity = t.own_capacity
-        t.pos.st = t.own_states + board.pos.st_index
+        copy_position_into(&t.pos, &board.pos, t.own_states, t.own_capacity)
         refresh_incremental_eval(&t.pos)
 
     def start(self, Board board, *, depth=0, nodes=0, movetime_soft=0, movetime_hard=0, mate=0,

@@ -315,6 +315,17 @@ cdef inline bint has_insufficient_material(const Position* pos) noexcept nogil:
         return (pos.by_type[BISHOP] & dark) == 0 or (pos.by_type[BISHOP] & ~dark) == 0
     return False
 
+# --- copying ------------------------------------------------------------------------
+
+cdef void copy_position_into(Position* dst, const Position* src, StateInfo* states,
+                             int capacity) noexcept nogil:
+    """dst becomes src with its own state stack `states` (capacity > src.st_index)."""
+    dst[0] = src[0]
+    memcpy(states, src.states, sizeof(StateInfo) * (src.st_index + 1))
+    dst.states = states
+    dst.st_capacity = capacity
+    dst.st = states + src.st_index
+
 # --- key from scratch (for validation) -------------------------------------------------
 
 cdef uint64_t compute_key(const Position* pos) noexcept nogil:
