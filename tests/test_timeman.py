@@ -5,9 +5,11 @@ import itertools
 
 import pytest
 
+from fianchetto.options import DEFAULT_MOVE_OVERHEAD_MS
 from fianchetto.timeman import (
     MAX_STRETCH,
     NO_LIMITS,
+    RESERVE_OVERHEADS,
     TimeLimits,
     TimeManager,
     plan,
@@ -48,12 +50,12 @@ def test_sudden_death_shares():
 
 
 def test_reserve_is_never_planned():
-    """Fifteen overheads stay on the clock: the limits are capped as if they were not there."""
-    for time_left in (850, 1000, 2000, 5000):
-        spendable = time_left - 16 * OVERHEAD
+    """Ten overheads stay on the clock: the limits are capped as if they were not there."""
+    for time_left in (600, 1000, 2000, 5000):
+        spendable = time_left - 11 * OVERHEAD
         limits = plan(time_left=time_left, increment=1000, overhead=OVERHEAD)
         assert limits.soft_ms <= max(1, 0.40 * spendable) and limits.hard_ms <= max(1, 0.75 * spendable)
-    assert plan(time_left=800, increment=1000, overhead=OVERHEAD) == TimeLimits(1, 1)
+    assert plan(time_left=550, increment=1000, overhead=OVERHEAD) == TimeLimits(1, 1)
 
 
 def test_increment_adds_to_the_plan():
@@ -66,14 +68,26 @@ def test_bullet_plays_fast_when_overhead_eats_the_increment():
     """1+0.01 with 30 ms overhead per move: short moves at first, minimal ones later."""
     start = plan(time_left=1000, increment=10, overhead=30)
     assert 5 <= start.soft_ms <= 20 and start.hard_ms <= 4 * start.soft_ms
-    assert plan(time_left=490, increment=10, overhead=30) == TimeLimits(1, 1)
+    assert plan(time_left=330, increment=10, overhead=30) == TimeLimits(1, 1)
     # 10+0.1 keeps a healthy budget
     assert 350 <= plan(time_left=10_000, increment=100, overhead=30).soft_ms <= 450
 
 
+def test_default_overhead_keeps_a_second_in_reserve_at_10_plus_0_1():
+    """The default overhead (100 ms) spends the base time, not the increment, and
+    never plans into the last second of the clock."""
+    overhead = DEFAULT_MOVE_OVERHEAD_MS
+    assert overhead * RESERVE_OVERHEADS >= 1000
+    start = plan(time_left=10_000, increment=100, overhead=overhead)
+    assert 250 <= start.soft_ms <= 350
+    for time_left in range(1000, 3000, 100):
+        limits = plan(time_left=time_left, increment=100, overhead=overhead)
+        assert time_left - limits.hard_ms - overhead >= 1000 or limits == TimeLimits(1, 1)
+
+
 def test_increment_larger_than_clock_never_plans_past_the_clock():
     limits = plan(time_left=900, increment=5000, overhead=OVERHEAD)
-    usable = 900 - 16 * OVERHEAD
+    usable = 900 - 11 * OVERHEAD
     assert limits.hard_ms <= 0.75 * usable
     assert limits.soft_ms <= 0.40 * usable
 
@@ -89,7 +103,7 @@ def test_movestogo_spreads_the_clock():
 
 def test_last_move_before_the_control_uses_more_but_keeps_a_margin():
     limits = plan(time_left=10_000, movestogo=1, overhead=OVERHEAD)
-    spendable = 10_000 - 16 * OVERHEAD
+    spendable = 10_000 - 11 * OVERHEAD
     assert limits.soft_ms == int(0.60 * spendable)
     assert limits.hard_ms == int(0.85 * spendable)
 
@@ -101,7 +115,7 @@ def test_never_plans_past_the_clock():
         limits = plan(time_left=time_left, increment=increment, movestogo=movestogo, overhead=overhead)
         case = (time_left, increment, movestogo, overhead, limits)
         assert 1 <= limits.soft_ms <= limits.hard_ms, case
-        spendable = time_left - 16 * overhead
+        spendable = time_left - (RESERVE_OVERHEADS + 1) * overhead
         assert limits.hard_ms <= max(1, 0.85 * spendable), case
         assert limits.soft_ms <= max(1, 0.60 * spendable), case
 

@@ -37,7 +37,7 @@ LAST_MOVE_HARD_SHARE = 0.85
 #: planned as if this much were not on the clock. Latency spikes (a loaded machine,
 #: a Python tournament manager parsing output) are paid from it, and when the clock
 #: falls to it the engine moves at once until increments rebuild it.
-RESERVE_OVERHEADS = 15
+RESERVE_OVERHEADS = 10
 #: Limits below 1 ms would read as "no limit" in the core (0 = unlimited).
 MIN_LIMIT_MS = 1
 
@@ -85,7 +85,7 @@ def plan(
     ``movetime`` (if positive) wins over the clock. ``overhead`` is ``Move Overhead``:
     the time lost per move between the GUI's clock and the search; it is taken off
     this move's clock, charged again for every move of the planning horizon, and
-    :data:`RESERVE_OVERHEADS` times more are kept in reserve.
+    :data:`RESERVE_OVERHEADS` times as much is kept in reserve.
     Zero or negative clocks are treated as empty: the limits fall to 1 ms (the core
     still returns a legal move). Without ``movetime`` and clock the result is
     :data:`NO_LIMITS` (search until ``stop`` or another limit).
