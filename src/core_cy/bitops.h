@@ -81,4 +81,12 @@ static inline int fc_load_flag(volatile int* p) { return __atomic_load_n(p, __AT
 static inline void fc_store_flag(volatile int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 #endif
 
+/* Write a zero to every page of a freshly zeroed block so that the pages are
+   resident now. A plain memset after malloc is folded into calloc by the
+   compiler, and calloc maps pages lazily; volatile stores cannot be elided. */
+static inline void fc_touch_pages(void* block, size_t size) {
+    volatile char* bytes = (volatile char*)block;
+    for (size_t i = 0; i < size; i += 4096) bytes[i] = 0;
+}
+
 #endif

@@ -45,7 +45,11 @@ cdef inline int entry_age(const TranspositionTable* tt, uint64_t data) noexcept 
     return ((tt.generation - <uint8_t>(data >> 56)) & 0xFF) // GENERATION_STEP
 
 cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
-    """Size the table to the largest power of two of buckets that fits; 0 on failure."""
+    """Size the table to the largest power of two of buckets that fits; 0 on failure.
+
+    Every page is touched at once, so the memory a user asks for with ``Hash`` is
+    resident from the start: the process does not grow during a tournament, and
+    a machine short of memory shows it here rather than mid-game."""
     cdef uint64_t count = 1
     cdef TTBucket* buckets
     while count * 2 * sizeof(TTBucket) <= megabytes * 1024 * 1024:
@@ -53,6 +57,7 @@ cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
     buckets = <TTBucket*>calloc(count, sizeof(TTBucket))
     if buckets == NULL:
         return 0
+    fc_touch_pages(buckets, count * sizeof(TTBucket))
     free(tt.buckets)
     tt.buckets = buckets
     tt.mask = count - 1
