@@ -125,8 +125,6 @@ def test_plan_for_side_picks_the_movers_clock():
     black = plan_for_side(False, wtime=10_000, btime=1_000, winc=100, binc=0, overhead=0)
     assert white == plan(time_left=10_000, increment=100)
     assert black == plan(time_left=1_000)
-    # a clock only for the other side is no clock for us
-    assert plan_for_side(True, btime=5000) == NO_LIMITS
 
 
 def test_score_as_cp_orders_mates():
@@ -190,3 +188,10 @@ def test_core_limits_shift_by_the_offset_and_stay_positive():
     tm = TimeManager(NO_LIMITS)
     tm.offset_ms = 100
     assert tm.core_limits() == NO_LIMITS
+
+
+def test_a_clock_for_the_opponent_only_is_not_an_unlimited_search():
+    """As Stockfish reads it: a clock was given, ours is missing, so ours is empty."""
+    assert plan_for_side(False, wtime=60_000, overhead=0) == TimeLimits(1, 1)
+    assert plan_for_side(True, btime=60_000, overhead=0) == TimeLimits(1, 1)
+    assert plan_for_side(True, overhead=0) == NO_LIMITS

@@ -252,6 +252,14 @@ def test_parse_go_reports_each_bad_word():
     assert params.depth == 255 and problems == []
 
 
+def test_parse_go_zero_limits_become_the_smallest_search():
+    """0 means "no limit" to the core; an explicit 0 must not start an endless search."""
+    params, problems = parse_go("depth 0 nodes 0 mate 0 movetime 0 movestogo 0 wtime 0".split())
+    assert (params.depth, params.nodes, params.mate, params.movetime) == (1, 1, 1, 1)
+    assert params.wtime == 0 and params.movestogo == 0
+    assert len(problems) == 4 and all("using" in p for p in problems)
+
+
 def test_parse_setoption_multiword():
     assert parse_setoption("name Move Overhead value 100".split()) == ("Move Overhead", "100")
     assert parse_setoption("name Clear Hash".split()) == ("Clear Hash", None)

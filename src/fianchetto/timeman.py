@@ -142,6 +142,8 @@ def plan_for_side(
         time_left, increment = wtime, winc
     else:
         time_left, increment = btime, binc
+    if time_left is None and (wtime is not None or btime is not None):
+        time_left = 0  # a clock for the opponent only: ours is taken as empty, not unlimited
     return plan(
         time_left=time_left,
         increment=increment or 0,

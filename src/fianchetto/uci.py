@@ -36,6 +36,9 @@ _GO_NUMBERS = {
     "movestogo": 10_000, "depth": MAX_DEPTH, "nodes": MAX_NODES, "mate": MAX_MATE,
     "movetime": MAX_MS,
 }
+#: Limits where 0 would read as "no limit" in the core: an explicit 0 becomes the
+#: smallest search instead (depth 1 always completes, so a legal move comes back).
+_GO_AT_LEAST_ONE = {"depth", "nodes", "mate", "movetime"}
 _GO_FLAGS = {"ponder", "infinite"}
 _GO_KEYWORDS = set(_GO_NUMBERS) | _GO_FLAGS | {"searchmoves", "perft"}
 
@@ -71,7 +74,8 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
 
     Parameters may come in any order and any subset. A bad value (not a number,
     negative, missing) is reported and left out; negative clock times count as 0
-    (an empty clock), which still yields a quick legal move.
+    (an empty clock), which still yields a quick legal move. A limit of 0 for
+    depth, nodes, mate or movetime is reported and raised to 1.
     """
     params = GoParams()
     problems: List[str] = []
@@ -114,6 +118,9 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
                 else:
                     problems.append(f"go {word} {value} is negative; ignored")
                     continue
+            if value == 0 and word in _GO_AT_LEAST_ONE:
+                problems.append(f"go {word} 0 asks for no search at all; using {word} 1")
+                value = 1
             value = min(value, _GO_NUMBERS[word])
             setattr(params, word, value)
         else:
