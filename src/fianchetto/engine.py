@@ -92,6 +92,15 @@ class _Job:
         self.last_sent: Optional[tuple] = None
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
+        #: The tables' score for a root they call drawn (or a win/loss spoilt by the
+        #: fifty-move rule): reported instead of the search's centipawns.
+        self.tb_score_cp: Optional[int] = None
+
+    def reported(self, event: Dict[str, Any]) -> Dict[str, Any]:
+        """``event`` with the tablebase score in place of a centipawn score, if any."""
+        if self.tb_score_cp is None or (event.get("score") or ("", 0))[0] != "cp":
+            return event
+        return dict(event, score=("cp", self.tb_score_cp))
 
     def worth_sending(self, event: Dict[str, Any]) -> bool:
         """Skip a ``multipv 1`` line that repeats the last one sent (same score, bound
@@ -361,6 +370,7 @@ class Engine:
                 return decision.move, None
             keep = [m for m in (roots or legal) if m in decision.moves]
             roots = keep or roots
+            job.tb_score_cp = decision.score_cp
         search = self.search
         multipv = int(self.options["MultiPV"])
         callback = self._make_callback(job)
@@ -429,6 +439,7 @@ class Engine:
 
         def on_info(event: Dict[str, Any]) -> None:
             try:
+                event = job.reported(event)
                 if "currmove" in event:
                     listener.info(event)
                     return
