@@ -13,7 +13,8 @@ import statistics
 import subprocess
 import threading
 import time
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import chess
 import pytest
@@ -228,3 +229,96 @@ def assert_pv_legal(fen_or_board, lines: Sequence[str], chess960: bool = False) 
 
 def median_and_max(values: Sequence[float]) -> Tuple[float, float]:
     return statistics.median(values), max(values)
+
+
+# ---------------------------------------------------------------------------
+# The core's ply limit, read from the source it is compiled from
+# ---------------------------------------------------------------------------
+TYPES_PXD = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "types.pxd"
+
+
+def _max_ply() -> int:
+    match = re.search(r"^\s*MAX_PLY\s*=\s*(\d+)", TYPES_PXD.read_text(), re.MULTILINE)
+    assert match, f"MAX_PLY not found in {TYPES_PXD}"
+    return int(match.group(1))
+
+
+MAX_PLY = _max_ply()
+
+
+# ---------------------------------------------------------------------------
+# The UCI grammar of one stdout line
+# ---------------------------------------------------------------------------
+MOVE = r"(?:[a-h][1-8][a-h][1-8][nbrq]?)"
+MOVE_RE = re.compile(rf"^{MOVE}$")
+BESTMOVE_RE = re.compile(rf"^bestmove ({MOVE}|0000)(?: ponder ({MOVE}))?$")
+OTHER_UCI = [
+    re.compile(r"^readyok$"),
+    re.compile(r"^uciok$"),
+    re.compile(r"^id (?:name|author) \S.*$"),
+    re.compile(r"^option name \S.* type (?:check|spin|combo|button|string)(?: .*)?$"),
+]
+INT_FIELDS = ("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "tbhits", "time", "currmovenumber")
+
+
+# ---------------------------------------------------------------------------
+# The UCI grammar of one stdout line
+# ---------------------------------------------------------------------------
+def parse_info(line: str) -> Dict[str, object]:
+    """The fields of one ``info`` line; AssertionError if it is not UCI."""
+    tokens = line.split(" ")
+    assert tokens[0] == "info" and len(tokens) > 1, f"not an info line: {line!r}"
+    out: Dict[str, object] = {}
+    i = 1
+    while i < len(tokens):
+        key = tokens[i]
+        assert key not in out, f"{key} twice in {line!r}"
+        if key == "string":
+            assert len(tokens) > i + 1, f"empty info string: {line!r}"
+            out["string"] = " ".join(tokens[i + 1:])
+            break
+        if key == "pv":
+            moves = tokens[i + 1:]
+            assert moves and all(MOVE_RE.match(m) for m in moves), f"bad pv in {line!r}"
+            out["pv"] = moves
+            break
+        assert i + 1 < len(tokens), f"{key} without a value in {line!r}"
+        value = tokens[i + 1]
+        if key in INT_FIELDS:
+            assert value.isdigit(), f"{key} {value!r} is not a non-negative integer in {line!r}"
+            out[key] = int(value)
+            i += 2
+        elif key == "score":
+            assert value in ("cp", "mate") and i + 2 < len(tokens), f"bad score in {line!r}"
+            assert re.fullmatch(r"-?\d+", tokens[i + 2]), f"bad score value in {line!r}"
+            out["score"] = (value, int(tokens[i + 2]))
+            i += 3
+            if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound"):
+                out["bound"] = tokens[i]
+                i += 1
+        elif key == "currmove":
+            assert MOVE_RE.match(value), f"bad currmove in {line!r}"
+            out["currmove"] = value
+            i += 2
+        else:
+            raise AssertionError(f"unknown info field {key!r} in {line!r}")
+    if "depth" in out:
+        assert out["depth"] <= MAX_PLY, f"depth above MAX_PLY {MAX_PLY}: {line!r}"
+    if "seldepth" in out:
+        assert out["seldepth"] <= MAX_PLY, f"seldepth above MAX_PLY {MAX_PLY}: {line!r}"
+    if "pv" in out:
+        assert len(out["pv"]) <= MAX_PLY, f"pv longer than MAX_PLY: {line!r}"
+    if "hashfull" in out:
+        assert out["hashfull"] <= 1000, line
+    if "multipv" in out:
+        assert out["multipv"] >= 1, line
+    return out
+
+
+def assert_uci_line(line: str) -> None:
+    if line.startswith("info"):
+        parse_info(line)
+    elif line.startswith("bestmove"):
+        assert BESTMOVE_RE.match(line), f"malformed bestmove line {line!r}"
+    else:
+        assert any(p.match(line) for p in OTHER_UCI), f"stdout line outside the UCI grammar: {line!r}"
