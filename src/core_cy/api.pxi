@@ -3,6 +3,8 @@
 PROMOTION_LETTERS = "nbrq"
 DEFAULT_STATE_CAPACITY = 1024
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+#: True in the checked build (FIANCHETTO_DEBUG=1): bounds checks and invariant checks on.
+CHECKED_BUILD = bool(FC_DEBUG)
 
 
 cdef str move_to_uci(const Position* pos, Move m, bint chess960):
