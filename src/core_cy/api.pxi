@@ -259,6 +259,25 @@ cdef class Board:
                     undo_move(&self.pos, moves[i])
         return <long long>rounds * n
 
+    def evaluate_rounds(self, int rounds):
+        """Evaluate the position `rounds` times in compiled code; return the score.
+
+        A measure of evaluation speed for the benchmarks (there is no evaluation
+        cache, so every round does the whole work)."""
+        cdef int r, score = 0, first
+        if rounds < 1:
+            raise ValueError("rounds must be at least 1")
+        refresh_incremental_eval(&self.pos)
+        first = evaluate(&self.pos)
+        with nogil:
+            for r in range(rounds - 1):
+                score = evaluate(<const Position*>fc_opaque(&self.pos))
+                if score != first:
+                    break
+        if rounds > 1 and score != first:
+            raise RuntimeError("the evaluation changed between rounds")
+        return first
+
     def checkers(self):
         """Squares of the pieces giving check, as names."""
         cdef Bitboard b = self.pos.st.checkers

@@ -89,4 +89,13 @@ static inline void fc_touch_pages(void* block, size_t size) {
     for (size_t i = 0; i < size; i += 4096) bytes[i] = 0;
 }
 
+/* The same pointer, but the compiler must assume the memory behind it may have
+   changed: a benchmark loop over a pure function cannot be folded into one call. */
+#if defined(_MSC_VER)
+#include <intrin.h>
+static __forceinline const void* fc_opaque(const void* p) { _ReadWriteBarrier(); return p; }
+#else
+static inline const void* fc_opaque(const void* p) { __asm__ volatile("" : "+r"(p) : : "memory"); return p; }
+#endif
+
 #endif
