@@ -660,6 +660,12 @@ cdef class Search:
 
 # --- evaluation weights (for tuners) -------------------------------------------------
 
+def magic_numbers():
+    """The rook and bishop magic multipliers in use, square by square (for
+    tools/gen_magics.py, which stores them in magic_numbers.pxi)."""
+    return [ROOK_MAGICS[s].magic for s in range(64)], [BISHOP_MAGICS[s].magic for s in range(64)]
+
+
 def weight_table():
     """The evaluation weights as {group name: [(mg, eg), ...]} in table order."""
     return {name: [(mg_of(WEIGHTS[offset + i]), eg_of(WEIGHTS[offset + i])) for i in range(size)]

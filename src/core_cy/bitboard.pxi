@@ -142,14 +142,32 @@ cdef inline uint64_t xorshift64(uint64_t* state) noexcept nogil:
 cdef inline uint64_t sparse_random(uint64_t* state) noexcept nogil:
     return xorshift64(state) & xorshift64(state) & xorshift64(state)
 
-cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2]) noexcept nogil:
-    """Find a magic multiplier per square (deterministic seed) and fill the table."""
+cdef bint fill_magic(Magic* m, const Bitboard* occupancies, const Bitboard* references, int size,
+                     int* epoch, int* attempt) noexcept nogil:
+    """Fill m.attacks through m.magic; False if two occupancies with different
+    attacks collide (the multiplier is not a magic for this mask)."""
+    cdef int i
+    cdef Bitboard idx
+    attempt[0] += 1
+    for i in range(size):
+        idx = ((occupancies[i] & m.mask) * m.magic) >> m.shift
+        if epoch[idx] < attempt[0]:
+            epoch[idx] = attempt[0]
+            m.attacks[idx] = references[i]
+        elif m.attacks[idx] != references[i]:
+            return False
+    return True
+
+cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2], const uint64_t* known) noexcept nogil:
+    """Set up each square's magic and fill the table. The multipliers in `known`
+    (magic_numbers.pxi) are tried first; a square whose stored number is missing
+    or does not work gets a new one from a seeded search, as the generator did."""
     cdef Bitboard occupancies[4096]
     cdef Bitboard references[4096]
     cdef int epoch[4096]
-    cdef int attempt = 0, size, i, bits
+    cdef int attempt = 0, size
     cdef Square s
-    cdef Bitboard edges, b, idx
+    cdef Bitboard edges, b
     cdef uint64_t seed = 728
     cdef Magic* m
     cdef Bitboard* next_free = table
@@ -159,8 +177,7 @@ cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2]) noexc
                  | ((FILE_A | (FILE_A << 7)) & ~FILE_BB[file_of(s)]))
         m = &magics[s]
         m.mask = slide(s, 0, dirs) & ~edges
-        bits = fc_popcount(m.mask)
-        m.shift = 64 - bits
+        m.shift = 64 - fc_popcount(m.mask)
         m.attacks = next_free
         # Enumerate all subsets of the mask (Carry-Rippler).
         size = 0
@@ -172,20 +189,14 @@ cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2]) noexc
             b = (b - m.mask) & m.mask
             if b == 0:
                 break
-        while True:
-            m.magic = sparse_random(&seed)
-            if fc_popcount((m.magic * m.mask) >> 56) < 6:
-                continue
-            attempt += 1
-            for i in range(size):
-                idx = (occupancies[i] * m.magic) >> m.shift
-                if epoch[idx] < attempt:
-                    epoch[idx] = attempt
-                    m.attacks[idx] = references[i]
-                elif m.attacks[idx] != references[i]:
+        m.magic = known[s]
+        if m.magic == 0 or not fill_magic(m, occupancies, references, size, epoch, &attempt):
+            while True:
+                m.magic = sparse_random(&seed)
+                if fc_popcount((m.magic * m.mask) >> 56) < 6:
+                    continue
+                if fill_magic(m, occupancies, references, size, epoch, &attempt):
                     break
-            else:
-                break
         next_free += size
     return next_free
 
@@ -200,8 +211,8 @@ cdef void init_bitboards() noexcept nogil:
         KING_ATTACKS[s] = leaper_attacks(s, KING_DELTAS, 8)
         PAWN_ATTACKS[WHITE][s] = pawn_attacks_bb(sq_bb(s), WHITE)
         PAWN_ATTACKS[BLACK][s] = pawn_attacks_bb(sq_bb(s), BLACK)
-    init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS)
-    init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS)
+    init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS, ROOK_MAGIC_NUMBERS)
+    init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS, BISHOP_MAGIC_NUMBERS)
     for s1 in range(64):
         for s2 in range(64):
             BETWEEN_BB[s1][s2] = 0

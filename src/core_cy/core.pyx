@@ -12,6 +12,7 @@ from core_cy.types cimport *
 
 import threading
 
+include "magic_numbers.pxi"
 include "bitboard.pxi"
 include "zobrist.pxi"
 include "weights.pxi"
