@@ -129,6 +129,10 @@ def test_perft_published_counts_full_depth(name):
 @pytest.mark.parametrize("name", list(STANDARD))
 def test_perft_depth_zero_is_one(name):
     assert Board(STANDARD[name][0]).perft(0) == 1
+    with pytest.raises(ValueError):
+        Board(STANDARD[name][0]).perft(-1)
+    with pytest.raises(ValueError):
+        Board(STANDARD[name][0]).divide(0)
 
 
 @pytest.mark.parametrize("name", list(STANDARD))

@@ -242,6 +242,8 @@ def test_parse_go_any_order_and_subset():
     assert problems == [] and params.depth == 0 and params.wtime is None and not params.infinite
     params, problems = parse_go(["perft", "4"])
     assert params.perft == 4
+    params, problems = parse_go(["perft", "0"])
+    assert params.perft is None and "at least 1" in problems[0]
 
 
 def test_parse_go_reports_each_bad_word():

@@ -221,20 +221,24 @@ cdef class Board:
 
     # --- counting ---------------------------------------------------------------
     def perft(self, int depth):
-        """Leaf nodes `depth` plies ahead (bulk-counted at the last ply)."""
+        """Leaf nodes `depth` plies ahead (bulk-counted at the last ply); perft(0) is 1."""
         cdef uint64_t nodes
-        self._reserve(max(depth, 0) + 1)
+        if depth < 0:
+            raise ValueError("perft depth must be at least 0")
+        self._reserve(depth + 1)
         with nogil:
             nodes = perft(&self.pos, depth)
         return nodes
 
     def divide(self, int depth):
-        """(move, leaf count) for every legal move: perft split at the root."""
+        """(move, leaf count) for every legal move: perft split at the root (depth >= 1)."""
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_legal(&self.pos, moves, GEN_ALL), i
         cdef uint64_t nodes
+        if depth < 1:
+            raise ValueError("divide needs a depth of at least 1")
         result = []
-        self._reserve(max(depth, 0) + 1)
+        self._reserve(depth + 1)
         for i in range(n):
             do_move(&self.pos, moves[i])
             with nogil:

@@ -94,8 +94,8 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
         elif word == "perft":
             value = tokens[i] if i < len(tokens) else None
             i += 1 if value is not None else 0
-            if value is None or not value.isdigit():
-                problems.append(f"go perft needs a depth, not {clip(value or '', 20)!r}")
+            if value is None or not value.isdigit() or int(value) == 0:
+                problems.append(f"go perft needs a depth of at least 1, not {clip(value or '', 20)!r}")
             elif int(value) > MAX_PERFT_DEPTH:
                 problems.append(f"go perft depth {clip(value, 20)} too deep (max {MAX_PERFT_DEPTH})")
             else:
