@@ -91,14 +91,19 @@ class UciPipe:
         tail = "\n".join(self.transcript[:30] + ["..."] + self.transcript[-30:])
         pytest.fail(f"{why}\n--- transcript (tail) ---\n{tail}\n--- stderr ---\n" + "\n".join(self.stderr[-20:]))
 
-    def next_line(self, timeout: float = TIMEOUT) -> Tuple[float, Optional[str]]:
+    def _take(self, timeout: float) -> Optional[Tuple[float, Optional[str]]]:
+        """The next line and its arrival time, logged; ``None`` if none came within
+        ``timeout``; the line is ``None`` once the engine closed its stdout."""
         try:
-            stamp, line = self.lines.get(timeout=timeout)
+            stamp, line = self.lines.get(timeout=max(0.0, timeout))
         except queue.Empty:
-            return time.monotonic(), None
+            return None
         if line is not None:
             self.transcript.append(f"<< {line}")
         return stamp, line
+
+    def next_line(self, timeout: float = TIMEOUT) -> Tuple[float, Optional[str]]:
+        return self._take(timeout) or (time.monotonic(), None)
 
     # -- reading --------------------------------------------------------------------
     def read_until(self, predicate: Predicate, timeout: float = TIMEOUT) -> List[str]:
@@ -113,29 +118,21 @@ class UciPipe:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.fail(f"no matching line within {timeout}s")
-            try:
-                stamp, line = self.lines.get(timeout=left)
-            except queue.Empty:
+            taken = self._take(left)
+            if taken is None:
                 continue
-            if line is None:
+            if taken[1] is None:
                 self.fail("engine closed stdout")
-            self.transcript.append(f"<< {line}")
-            got.append((stamp, line))
-            if match(line):
+            got.append(taken)  # type: ignore[arg-type]
+            if match(taken[1]):
                 return got
 
     def drain(self, quiet: float = 0.3) -> List[str]:
         """Every line that arrives until ``quiet`` seconds pass without one."""
         got: List[str] = []
-        while True:
-            try:
-                _, line = self.lines.get(timeout=quiet)
-            except queue.Empty:
-                return got
-            if line is None:
-                return got
-            self.transcript.append(f"<< {line}")
-            got.append(line)
+        while (taken := self._take(quiet)) is not None and taken[1] is not None:
+            got.append(taken[1])
+        return got
 
     def sync(self) -> List[str]:
         """``isready`` round trip: every line before ``readyok``."""
@@ -160,17 +157,12 @@ class UciPipe:
         match = _matcher(what)
         got: List[str] = []
         deadline = time.monotonic() + seconds
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                _, line = self.lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if line is None:
+        while (left := deadline - time.monotonic()) > 0 and (taken := self._take(left)) is not None:
+            if taken[1] is None:
                 self.fail("engine closed stdout")
-            self.transcript.append(f"<< {line}")
-            got.append(line)
-            if match(line):
-                self.fail(f"unexpected {line!r} within {seconds}s")
+            got.append(taken[1])
+            if match(taken[1]):
+                self.fail(f"unexpected {taken[1]!r} within {seconds}s")
         return got
 
     def latency(self, command: str, answer: Predicate, timeout: float = TIMEOUT) -> float:
