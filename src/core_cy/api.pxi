@@ -268,17 +268,16 @@ cdef class Board:
 
         A measure of evaluation speed for the benchmarks (there is no evaluation
         cache, so every round does the whole work)."""
-        cdef int r, score = 0, first
+        cdef int r
         if rounds < 1:
             raise ValueError("rounds must be at least 1")
-        refresh_incremental_eval(&self.pos)
-        first = evaluate(&self.pos)
+        cdef int first = self.evaluate(), score = first
         with nogil:
             for r in range(rounds - 1):
                 score = evaluate(<const Position*>fc_opaque(&self.pos))
                 if score != first:
                     break
-        if rounds > 1 and score != first:
+        if score != first:
             raise RuntimeError("the evaluation changed between rounds")
         return first
 

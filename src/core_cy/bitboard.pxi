@@ -150,7 +150,7 @@ cdef bint fill_magic(Magic* m, const Bitboard* occupancies, const Bitboard* refe
     cdef Bitboard idx
     attempt[0] += 1
     for i in range(size):
-        idx = ((occupancies[i] & m.mask) * m.magic) >> m.shift
+        idx = (occupancies[i] * m.magic) >> m.shift
         if epoch[idx] < attempt[0]:
             epoch[idx] = attempt[0]
             m.attacks[idx] = references[i]
