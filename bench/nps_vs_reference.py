@@ -23,13 +23,14 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence
+
+from fianchetto.cli import engine_command
 
 DEFAULT_REFERENCE = Path(__file__).resolve().parent / "reference_nps.json"
 
@@ -115,9 +116,7 @@ def load_average() -> str:
 
 
 def fianchetto_command(depth: int) -> List[str]:
-    exe = shutil.which("fianchetto")
-    base = [exe] if exe else [sys.executable, "-m", "fianchetto"]
-    return base + ["bench", str(depth)]
+    return engine_command() + ["bench", str(depth)]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

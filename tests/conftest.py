@@ -12,9 +12,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import random
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
@@ -324,10 +322,9 @@ def assert_matches_python_chess(board, pc: chess.Board, context: str = "") -> No
 # ---------------------------------------------------------------------------
 def fianchetto_command() -> List[str]:
     """The installed console script, or ``python -m fianchetto`` as fallback."""
-    exe = shutil.which("fianchetto")
-    if exe:
-        return [exe]
-    return [sys.executable, "-m", "fianchetto"]
+    from fianchetto.cli import engine_command
+
+    return engine_command()
 
 
 def run_cli(args: Sequence[str], input_text: Optional[str] = None, timeout: float = 120) -> subprocess.CompletedProcess:

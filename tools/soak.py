@@ -29,7 +29,6 @@ import asyncio
 import json
 import os
 import random
-import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -37,6 +36,8 @@ from typing import Dict, List, Optional, Sequence
 
 import chess
 import chess.engine
+
+from fianchetto.cli import engine_command
 
 #: Extra seconds a move may take beyond the mover's clock before it is a hang.
 HANG_GRACE_S = 10.0
@@ -76,11 +77,6 @@ class Tally:
             last = self.rss_last_kb.get(name, first)
             growth = max(growth, (last - first) / first if first else 0.0)
         return growth
-
-
-def default_engine_command() -> List[str]:
-    exe = shutil.which("fianchetto")
-    return [exe] if exe else [sys.executable, "-m", "fianchetto"]
 
 
 def rss_kb(pid: int) -> int:
@@ -194,8 +190,13 @@ def play_game(white: Side, black: Side, fen: str, tc: tuple, game_id: object, ta
         if score is not None:
             cp = score.pov(mover).score(mate_score=100_000)
             winner = mover if cp > 0 else not mover
-            agrees = abs(cp) >= ADJUDICATE_CP and (streak == 0 or winner == leader)
-            streak, leader = (streak + 1 if agrees else (1 if abs(cp) >= ADJUDICATE_CP else 0)), winner
+            if abs(cp) < ADJUDICATE_CP:
+                streak = 0
+            elif streak and winner == leader:
+                streak += 1
+            else:
+                streak = 1
+            leader = winner
             if streak >= ADJUDICATE_PLIES:
                 return "1-0" if winner == chess.WHITE else "0-1"
         board.push(result.move)
@@ -267,7 +268,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--progress", action="store_true", help="a line per game")
     args = parser.parse_args(argv)
 
-    command = args.engine.split() if args.engine else default_engine_command()
+    command = args.engine.split() if args.engine else engine_command()
     options = dict(item.split("=", 1) for item in args.option)
     tally = soak(command, args.games, parse_tc(args.tc), args.seed, options, args.progress)
     for failure in tally.failures:

@@ -3,12 +3,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from fianchetto.benchmark import DEFAULT_DEPTH
 from fianchetto.board import Board
 from fianchetto.perft import run_perft
+
+
+def engine_command() -> List[str]:
+    """How to start the installed engine: the ``fianchetto`` console script, or
+    ``python -m fianchetto`` where the script is not on the PATH (for the tests,
+    the soak and the benchmark scripts)."""
+    exe = shutil.which("fianchetto")
+    return [exe] if exe else [sys.executable, "-m", "fianchetto"]
 
 
 def build_parser() -> argparse.ArgumentParser:
