@@ -159,6 +159,8 @@ class Session:
         if kind == "searchmoves":
             chosen = legal[small % max(1, len(legal)):][:3]
             return "go depth 3 searchmoves " + " ".join(m.uci() for m in chosen)
+        if kind == "stop-early":  # a long search, stopped after a moment
+            return f"go nodes {number * 50}"
         if kind == "garbage":
             return f"go depth x{number} nodes {number} movetime -5 wtime abc frobnicate {small}"
         if kind == "ponder":  # after ponderhit the clock applies
@@ -167,7 +169,7 @@ class Session:
 
     def step_go(self, kind: str, number: int, small: int) -> None:
         board = self.board.copy()
-        command = self.go_command(kind, number, small) if kind != "stop-early" else f"go nodes {number * 50}"
+        command = self.go_command(kind, number, small)
         allowed = self.allowed_moves(board, command)
         self.engine.send(command)
         if kind in ("infinite", "ponder"):

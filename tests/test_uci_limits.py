@@ -35,7 +35,7 @@ import chess.engine
 import pytest
 
 from conftest import fianchetto_command
-from uci_pipe import BESTMOVE_RE, MAX_PLY, MOVE_RE, UciPipe, assert_uci_line, parse_info
+from uci_pipe import BESTMOVE_RE, MAX_PLY, UciPipe, assert_pv_legal, assert_uci_line, parse_info
 
 
 # ---------------------------------------------------------------------------
@@ -91,23 +91,6 @@ def test_grammar_check_accepts_uci_and_rejects_the_rest():
                  "info depth 3 depth 4", "readyok now", "Nodes searched: 20"):
         with pytest.raises(AssertionError):
             assert_uci_line(line)
-
-
-def assert_pvs_legal(board: chess.Board, lines: Iterable[str]) -> None:
-    """Every PV is a legal sequence from ``board``; every currmove is a legal root move."""
-    for line in lines:
-        if not line.startswith("info"):
-            continue
-        info = parse_info(line)
-        if "currmove" in info:
-            assert chess.Move.from_uci(info["currmove"]) in board.legal_moves, f"illegal currmove: {line!r}"
-        probe = board.copy()
-        for uci in info.get("pv", []):
-            try:
-                move = probe.parse_uci(uci)
-            except ValueError:
-                raise AssertionError(f"illegal PV move {uci} in {probe.fen()} (line {line!r})") from None
-            probe.push(move)
 
 
 # ---------------------------------------------------------------------------
@@ -193,7 +176,7 @@ def check_outcome(board: chess.Board, go: str, lines: List[str], seconds: float)
         after = board.copy()
         after.push(best)
         assert ponder in after.legal_moves, f"{go}: illegal ponder move {ponder} after {best} in {board.fen()}"
-    assert_pvs_legal(board, lines[:-1])
+    assert_pv_legal(board, lines[:-1])
     assert len(lines) >= 2 and lines[-2].startswith("info"), f"{go}: no info line before bestmove: {lines[-3:]}"
     final = parse_info(lines[-2])
     assert "score" in final and "bound" not in final, f"{go}: final info is not an exact score: {lines[-2]!r}"

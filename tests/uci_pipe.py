@@ -205,17 +205,24 @@ def info_lines(lines: Sequence[str]) -> List[re.Match]:
 
 
 def assert_pv_legal(fen_or_board, lines: Sequence[str], chess960: bool = False) -> None:
-    """Every PV in ``lines`` is a legal sequence from the position."""
+    """Every PV in the ``info`` lines of ``lines`` is a legal sequence from the
+    position, and every ``currmove`` a legal root move (lines parsed by the grammar)."""
     root = fen_or_board if isinstance(fen_or_board, chess.Board) else chess.Board(fen_or_board, chess960=chess960)
-    for match in info_lines(lines):
-        if not match.group("pv"):
+    for line in lines:
+        if not line.startswith("info"):
             continue
+        info = parse_info(line)
+        if "currmove" in info:
+            try:
+                root.parse_uci(info["currmove"])
+            except ValueError:
+                raise AssertionError(f"illegal currmove in {root.fen()}: {line!r}") from None
         board = root.copy()
-        for uci in match.group("pv").split():
+        for uci in info.get("pv", []):
             try:
                 move = board.parse_uci(uci)
             except ValueError:
-                raise AssertionError(f"illegal PV move {uci} in {board.fen()} (line {match.group(0)!r})")
+                raise AssertionError(f"illegal PV move {uci} in {board.fen()} (line {line!r})") from None
             board.push(move)
 
 
