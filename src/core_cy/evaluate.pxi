@@ -160,8 +160,8 @@ cdef inline int non_pawn_material(const Position* pos, Color c) noexcept nogil:
         total += fc_popcount(pieces(pos, c, pt)) * mg_of(WEIGHTS[W_MATERIAL + pt])
     return total
 
-cdef int evaluate(const Position* pos) noexcept nogil:
-    """Centipawns from the side to move's point of view."""
+cdef int evaluate_hce(const Position* pos) noexcept nogil:
+    """The hand-crafted evaluation: centipawns from the side to move's point of view."""
     cdef EvalInfo ei
     cdef PackedScore score = pos.psq
     cdef int value
@@ -196,6 +196,6 @@ cdef str eval_trace_text(Position* pos):
         lines.append(f"{name:<22}{mg_of(packed):>8}{eg_of(packed):>8}{taper(packed, pos.phase):>8}")
     lines.append("-" * 46)
     lines.append(f"Phase {min(pos.phase, PHASE_MAX)}/{PHASE_MAX}; tempo {taper(WEIGHTS[W_TEMPO], pos.phase)} for the side to move")
-    value = evaluate(pos)
+    value = evaluate_hce(pos)
     lines.append(f"Final evaluation: {value if pos.side == WHITE else -value} cp (white's view)")
     return "\n".join(lines)
