@@ -3,6 +3,7 @@
 # accumulators, and the self-play worker behind `fianchetto datagen`.
 
 import struct as _struct
+from array import array
 
 NETWORK_MAGIC = b"FIANNUE\0"
 NETWORK_HEADER = _struct.Struct("<8s10I")
@@ -222,3 +223,43 @@ cdef class SelfPlayWorker:
         if result == GAME_DISCARDED:
             return b"", None, plies
         return (<char*>self.records)[:count * RECORD_BYTES], result, plies
+
+
+# --- tracing the hand-crafted evaluation, for Texel tuning ------------------------------
+
+HCE_WEIGHT_COUNT = N_WEIGHTS
+
+
+def hce_traces(records):
+    """For each 32-byte FIANDATA record: which weights the hand-crafted evaluation
+    adds, and how often (white minus black). Returns a dict of bytes, to be read
+    with numpy: `offsets` (int32, n + 1) into `index` (int16: weight number, plus
+    N_WEIGHTS for an endgame part) and `count` (int16); per record `phase` (int16),
+    `king_danger` (int16, middlegame centipawns, white's view), `drawish` (int8,
+    the 1/8 scaling applied) and `eval` (int16, evaluate_hce, side to move's view)."""
+    cdef bytes raw = bytes(records)
+    cdef int n = len(raw) // RECORD_BYTES, i, w, kd = 0
+    cdef bint drawish = False
+    cdef const PackedRecord* recs = <const PackedRecord*><const char*>raw
+    cdef int trace[2 * N_WEIGHTS]
+    cdef StateInfo states[4]
+    cdef Position pos
+    offsets, index, count = array("i", [0]), array("h"), array("h")
+    phase, danger, scaled, evals = array("h"), array("h"), array("b"), array("h")
+    pos.states = states
+    pos.st_capacity = 4
+    for i in range(n):
+        memset(trace, 0, sizeof(trace))
+        position_from_record(&pos, &recs[i])
+        evals.append(trace_hce(&pos, trace, &kd, &drawish))
+        for w in range(2 * N_WEIGHTS):
+            if trace[w] != 0:
+                index.append(w)
+                count.append(trace[w])
+        offsets.append(len(index))
+        phase.append(min(pos.phase, PHASE_MAX))
+        danger.append(kd)
+        scaled.append(drawish)
+    return {"offsets": offsets.tobytes(), "index": index.tobytes(), "count": count.tobytes(),
+            "phase": phase.tobytes(), "king_danger": danger.tobytes(), "drawish": scaled.tobytes(),
+            "eval": evals.tobytes()}

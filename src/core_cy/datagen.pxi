@@ -188,3 +188,18 @@ cdef int play_selfplay_game(SearchThread* t, const SelfPlayConfig* cfg, uint64_t
     for i in range(count[0]):
         out[i].result = result if out[i].stm == WHITE else 2 - result
     return result
+
+
+cdef void position_from_record(Position* pos, const PackedRecord* rec) noexcept nogil:
+    """The board of a record (no castling rights, no en passant); pos.states must exist."""
+    cdef Bitboard b = rec.occupancy
+    cdef int i = 0
+    clear_position(pos)
+    while b:
+        put_piece(pos, (rec.pieces[i >> 1] >> (4 * (i & 1))) & 15, pop_lsb(&b))
+        i += 1
+    pos.side = rec.stm
+    pos.game_ply = 2 * (rec.fullmove - 1) + rec.stm
+    pos.st.rule50 = rec.rule50
+    pos.st.key = compute_key(pos)
+    pos.st.checkers = compute_checkers(pos)
