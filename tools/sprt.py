@@ -75,7 +75,7 @@ def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Nam
         "-each", f"tc={args.tc}", "option.Hash=16", "option.Threads=1",
         "-openings", f"file={args.openings}", "format=epd", "order=random", f"-srand", str(args.seed),
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
-        "-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05",
+        *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
         "-draw", "movenumber=40", "movecount=8", "score=8",
         "-resign", "movecount=4", "score=1000", "twosided=true",
         "-ratinginterval", "20", "-pgnout", f"file={pgn}",
@@ -101,7 +101,9 @@ def parse_summary(text: str) -> Dict[str, str]:
     return found
 
 
-def verdict(llr: Optional[float], bound: float = 2.944) -> str:
+def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> str:
+    if fixed:
+        return "fixed games"
     if llr is None:
         return "no result"
     if llr >= bound:
@@ -119,7 +121,7 @@ def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, s
     return (f"| {date.today()} | {args.title} | `{base[:8]}` | `{test[:8]}` | {args.tc} | "
             f"[{args.elo0}, {args.elo1}] | {games} | {wins}-{draws}-{losses} | "
             f"{elo[0]} ± {elo[1] if len(elo) > 1 else '?'} | {summary.get('llr', '?')} | "
-            f"{verdict(llr)} | {options} |")
+            f"{verdict(llr, fixed=args.no_sprt)} | {options} |")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -130,6 +132,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=5000, help="at most this many game pairs")
+    parser.add_argument("--no-sprt", action="store_true", help="play all the rounds, no early stop")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1, help="opening order")
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS))
