@@ -463,7 +463,7 @@ cdef class Search:
         t.tt = &self.tt
         t.shared = &self.shared
         t.reporter = <void*>self
-        t.limits.depth = max(0, min(int(depth), MAX_PLY - 10))
+        t.limits.depth = max(0, min(int(depth), MAX_SEARCH_DEPTH))
         t.limits.nodes = max(0, int(nodes))
         t.limits.mate = max(0, min(int(mate), 100))
         t.limits.multipv = max(1, int(multipv))
@@ -533,7 +533,7 @@ cdef class Search:
             tt_move = hit.move
         picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history)
         while placed < t.root_count:
-            m = next_move(&mp, &t.pos, False)
+            m = next_move(&mp, &t.pos)
             if m == MOVE_NONE:
                 break
             for i in range(placed, t.root_count):
