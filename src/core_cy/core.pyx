@@ -1,9 +1,25 @@
 # cython: language_level=3
 """Fianchetto's compiled core, one translation unit.
 
-The concepts live in separate include files (bitboard, zobrist, weights, position,
-movegen, fen, evaluate, tt, movepick, search, api) so that the C compiler sees all of them at once and inlines across them;
-Cython calls between separately compiled modules would go through pointers.
+The concepts live in separate include files so that the C compiler sees all of
+them at once and inlines across them (calls between separately compiled Cython
+modules would go through pointers). In dependency order:
+
+    magic_numbers.pxi  rook and bishop magic multipliers (generated)
+    bitboard.pxi       square helpers, leaper and slider attacks, between/line
+    zobrist.pxi        Zobrist keys (the Polyglot array, from zobrist_keys.pxi)
+    weights.pxi        evaluation weight table and the material+square table
+    position.pxi       Position, state stack, make/unmake, repetition
+    movegen.pxi        legal move generation, move validation, perft
+    fen.pxi            FEN in and out with validation
+    syzygy.pxi         Syzygy WDL/DTZ reader (file access in tbfile.h)
+    evaluate.pxi       static evaluation
+    tt.pxi             transposition table
+    movepick.pxi       static exchange evaluation, staged move picker
+    search.pxi         iterative deepening, PVS, quiescence, pruning, limits
+    api_board.pxi      Python face: Board
+    api_search.pxi     Python face: Search
+    api_tables.pxi     Python face: weights, magic numbers, Syzygy folders
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log, sqrt
@@ -24,7 +40,9 @@ include "evaluate.pxi"
 include "tt.pxi"
 include "movepick.pxi"
 include "search.pxi"
-include "api.pxi"
+include "api_board.pxi"
+include "api_search.pxi"
+include "api_tables.pxi"
 
 init_bitboards()
 init_zobrist()
