@@ -10,7 +10,7 @@ in Stockfish 15/16), standard chess only. The two entries written there as
 ``<fen> moves ...`` are given here as the FENs those moves reach; the mate,
 stalemate and dead-draw entries (no search to do) and the Chess960 entry are
 left out. Every FEN was checked with python-chess (valid, not game over);
-``tests/test_bench.py`` checks it again.
+``tests/test_bench_signature.py`` checks it again.
 """
 from __future__ import annotations
 
