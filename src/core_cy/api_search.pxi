@@ -240,18 +240,12 @@ cdef class Search:
         """Nodes searched by all threads in the last search."""
         return self._total_nodes()
 
-    cdef uint64_t _total_tb_hits(self):
+    cdef uint64_t _total_nodes(self, bint tb_hits=False):
+        """Nodes (or tablebase hits) of all threads in the last search."""
         cdef uint64_t total = 0
         cdef int i
         for i in range(self.thread_count):
-            total += self.threads[i].tb_hits
-        return total
-
-    cdef uint64_t _total_nodes(self):
-        cdef uint64_t total = 0
-        cdef int i
-        for i in range(self.thread_count):
-            total += self.threads[i].nodes
+            total += self.threads[i].tb_hits if tb_hits else self.threads[i].nodes
         return total
 
     def go(self, Board board, **limits):
@@ -306,7 +300,7 @@ cdef class Search:
             "depth": depth, "seldepth": max(rm.seldepth, 1), "multipv": pv_index + 1,
             "score": score, "bound": bound_text, "nodes": self._total_nodes(),
             "nps": self._total_nodes() * 1000 // max(elapsed, 1), "time": elapsed,
-            "hashfull": tt_hashfull(&self.tt), "tbhits": self._total_tb_hits(),
+            "hashfull": tt_hashfull(&self.tt), "tbhits": self._total_nodes(tb_hits=True),
             "pv": self._pv_text(rm), "final": final,
         }
         try:
