@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from test_nnue_core import CORRUPTIONS, random_network_bytes
-from uci_pipe import UciPipe
+from support.networks import CORRUPTIONS, random_network_bytes
+from support.uci_pipe import UciPipe
 
 FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 

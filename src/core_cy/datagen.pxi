@@ -59,34 +59,13 @@ cdef void pack_record(const Position* pos, int score, PackedRecord* rec) noexcep
     rec.rule50 = min(pos.st.rule50, 255)
 
 
-cdef void order_root_moves(SearchThread* t) noexcept nogil:
-    """Fill the root moves in the staged picker's order (TT move, captures, quiets)."""
-    cdef MovePicker mp
-    cdef TTHit hit
-    cdef Move m, tt_move = MOVE_NONE
-    cdef Move no_killers[2]
-    cdef RootMove* rm
-    no_killers[0] = MOVE_NONE
-    no_killers[1] = MOVE_NONE
-    if tt_probe(t.tt, t.pos.st.key, &hit):
-        tt_move = hit.move
-    picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history)
-    t.root_count = 0
-    while True:
-        m = next_move(&mp, &t.pos, False)
-        if m == MOVE_NONE:
-            break
-        rm = &t.root_moves[t.root_count]
-        rm.move = m
-        rm.score = -VALUE_INFINITE
-        rm.previous_score = -VALUE_INFINITE
-        rm.pv[0] = m
-        rm.pv_length = 1
-        rm.seldepth = 0
-        t.root_count += 1
-
 cdef void search_fixed_nodes(SearchThread* t, uint64_t nodes) noexcept nogil:
     """One single-threaded search of t.pos with a node budget and no reports."""
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_legal(&t.pos, moves, GEN_ALL), i
+    t.root_count = 0
+    for i in range(n):
+        add_root_move(t, moves[i])
     order_root_moves(t)
     t.limits.depth = 0
     t.limits.nodes = nodes

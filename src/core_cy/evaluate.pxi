@@ -254,3 +254,15 @@ cdef str eval_trace_text(Position* pos):
     value = evaluate_hce(pos)
     lines.append(f"Final evaluation: {value if pos.side == WHITE else -value} cp (white's view)")
     return "\n".join(lines)
+
+
+cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
+    """Recompute pos.psq and pos.phase from scratch (after the weights changed)."""
+    cdef Bitboard b = pos.by_type[0]
+    cdef Square s
+    pos.psq = 0
+    pos.phase = 0
+    while b:
+        s = pop_lsb(&b)
+        pos.psq += PSQ[pos.board[s]][s]
+        pos.phase += PHASE_WEIGHT[type_of(pos.board[s])]

@@ -7,7 +7,7 @@ import shutil
 import sys
 from typing import List, Optional, Sequence
 
-from fianchetto.benchmark import DEFAULT_DEPTH
+from fianchetto.benchmark import DEFAULT_DEPTH, bench_depth
 from fianchetto.board import Board
 from fianchetto.perft import run_perft
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="search the fixed bench positions; prints the node-count signature and speed"
     )
-    bench.add_argument("depth", nargs="?", type=int, default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
+    bench.add_argument("depth", nargs="?", default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     from fianchetto.learn import selfplay
 
@@ -40,12 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run_bench_command(depth: Optional[int]) -> int:
+def run_bench_command(depth_text: Optional[str]) -> int:
     from fianchetto.benchmark import run_bench
 
-    depth = DEFAULT_DEPTH if depth is None else depth
-    if not 1 <= depth <= 64:
-        print("depth must be between 1 and 64", file=sys.stderr)
+    try:
+        depth = bench_depth(depth_text)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
         return 2
     result = run_bench(depth, progress=lambda line: print(line, file=sys.stderr, flush=True))
     for line in result.summary_lines():

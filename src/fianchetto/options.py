@@ -81,8 +81,8 @@ class Option:
 MAX_THREADS = 256
 
 #: Move Overhead default: the engine itself answers within a few ms (reading the
-#: line, starting the worker, printing), but GUIs and Python tournament managers
-#: measured 40-100 ms per move on a loaded two-core machine. The time manager
+#: line, starting the worker, printing), but a GUI or a Python tournament manager
+#: on a busy machine can add tens of milliseconds per move. The time manager
 #: charges it on every move of its horizon and keeps ten of it in reserve, so the
 #: clock never drains below a second in games with an increment of 0.1 s. Bullet
 #: players with a fast GUI lower it (Stockfish's default is 10).
