@@ -352,16 +352,16 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fianchetto train", description="Train the evaluation network on FIANDATA files (numpy)."
     )
     defaults = TrainConfig(data=[], out="")
-    parser.add_argument("--data", required=True, help="FIANDATA file(s), comma-separated")
-    parser.add_argument("--out", required=True, help="quantised network to write (FIANNUE); a float .npz goes beside it")
-    parser.add_argument("--epochs", type=int, default=defaults.epochs, help=f"passes over the data (default {defaults.epochs})")
-    parser.add_argument("--hidden", type=int, default=defaults.hidden, help=f"accumulator size H, a multiple of 16 (default {defaults.hidden})")
-    parser.add_argument("--seed", type=int, default=defaults.seed, help=f"seed of initial weights, split and shuffles (default {defaults.seed})")
-    parser.add_argument("--lambda", dest="lam", type=float, default=defaults.lam, help=f"weight of the game result in the target (default {defaults.lam})")
-    parser.add_argument("--lr", type=float, default=defaults.lr, help=f"initial Adam learning rate, cosine decay (default {defaults.lr})")
-    parser.add_argument("--batch", type=int, default=defaults.batch, help=f"positions per step (default {defaults.batch})")
-    parser.add_argument("--val-fraction", type=float, default=defaults.val_fraction, help=f"held-out share (default {defaults.val_fraction})")
-    parser.add_argument("--init", default=None, help="start from this network (.npz checkpoint or FIANNUE file)")
+    parser.add_argument("--data", required=True, metavar="FILE[,FILE...]", help="FIANDATA file(s), comma-separated")
+    parser.add_argument("--out", required=True, metavar="NET", help="quantised network to write (FIANNUE); a float .npz goes beside it")
+    parser.add_argument("--epochs", type=int, metavar="E", default=defaults.epochs, help=f"passes over the data (default {defaults.epochs})")
+    parser.add_argument("--hidden", type=int, metavar="H", default=defaults.hidden, help=f"accumulator size H, a multiple of 16 (default {defaults.hidden})")
+    parser.add_argument("--seed", type=int, metavar="S", default=defaults.seed, help=f"seed of initial weights, split and shuffles (default {defaults.seed})")
+    parser.add_argument("--lambda", dest="lam", type=float, metavar="L", default=defaults.lam, help=f"weight of the game result in the target (default {defaults.lam})")
+    parser.add_argument("--lr", type=float, metavar="LR", default=defaults.lr, help=f"initial Adam learning rate, cosine decay (default {defaults.lr})")
+    parser.add_argument("--batch", type=int, metavar="B", default=defaults.batch, help=f"positions per step (default {defaults.batch})")
+    parser.add_argument("--val-fraction", type=float, metavar="F", default=defaults.val_fraction, help=f"held-out share (default {defaults.val_fraction})")
+    parser.add_argument("--init", default=None, metavar="NET", help="start from this network (.npz checkpoint or FIANNUE file)")
     return parser
 
 
