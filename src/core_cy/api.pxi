@@ -377,6 +377,7 @@ cdef class Search:
             for i in range(self.thread_count):
                 if self.threads[i] != NULL:
                     free(self.threads[i].own_states)
+                    free(self.threads[i].own_accs)
                     free(self.threads[i])
             free(self.threads)
         self.threads = NULL
@@ -412,14 +413,19 @@ cdef class Search:
         """Forget everything learnt: transposition table, killers, history."""
         cdef int i
         cdef StateInfo* states
-        cdef int capacity
+        cdef Accumulator* accs
+        cdef int capacity, accs_capacity
         tt_clear(&self.tt)
         for i in range(self.thread_count):
             states = self.threads[i].own_states
             capacity = self.threads[i].own_capacity
+            accs = self.threads[i].own_accs
+            accs_capacity = self.threads[i].own_accs_capacity
             memset(self.threads[i], 0, sizeof(SearchThread))
             self.threads[i].own_states = states
             self.threads[i].own_capacity = capacity
+            self.threads[i].own_accs = accs
+            self.threads[i].own_accs_capacity = accs_capacity
             self.threads[i].thread_id = i
 
     def hashfull(self):
@@ -444,6 +450,8 @@ cdef class Search:
                 raise MemoryError()
             t.own_capacity = needed
         copy_position_into(&t.pos, &board.pos, t.own_states, t.own_capacity)
+        if not attach_accumulators(&t.pos, &t.own_accs, &t.own_accs_capacity):
+            raise MemoryError()
         refresh_incremental_eval(&t.pos)
 
     def start(self, Board board, *, depth=0, nodes=0, movetime_soft=0, movetime_hard=0, mate=0,

@@ -7,7 +7,7 @@ Cython calls between separately compiled modules would go through pointers.
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log, sqrt
-from libc.string cimport memset, memcpy
+from libc.string cimport memset, memcpy, memcmp
 from core_cy.types cimport *
 
 import threading
@@ -21,10 +21,13 @@ include "movegen.pxi"
 include "fen.pxi"
 include "syzygy.pxi"
 include "evaluate.pxi"
+include "nnue.pxi"
 include "tt.pxi"
 include "movepick.pxi"
 include "search.pxi"
+include "datagen.pxi"
 include "api.pxi"
+include "api_learn.pxi"
 
 init_bitboards()
 init_zobrist()

@@ -96,6 +96,8 @@ ctypedef struct SearchThread:
     uint64_t tb_hits
     StateInfo* own_states        # state stack storage for this thread's position copy
     int own_capacity
+    Accumulator* own_accs        # network accumulators, one per state slot
+    int own_accs_capacity
 
 
 # --- helpers ---------------------------------------------------------------------

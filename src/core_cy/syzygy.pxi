@@ -1463,6 +1463,7 @@ cdef inline void tb_private(const Position* src, Position* dst, StateInfo* state
     dst.st = states
     dst.st_index = 0
     dst.st_capacity = TB_STATES
+    dst.accs = NULL
 
 cdef inline bint tb_probe_allowed(const Position* pos) noexcept nogil:
     return TB_LARGEST > 0 and pos.st.castling == 0 and fc_popcount(pos.by_type[0]) <= TB_PIECES + 1

@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("depth", nargs="?", type=int, default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
+    from fianchetto.learn import selfplay
+
+    selfplay.build_parser(commands.add_parser(
+        "datagen", help="self-play games in the core, written as training data"))
     # train parses its own options (fianchetto.learn.train.build_parser); listed here for --help.
     commands.add_parser("train", add_help=False, help="train the evaluation network (fianchetto train --help)")
     return parser
@@ -76,6 +80,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     if args.command == "bench":
         return run_bench_command(args.depth)
+    if args.command == "datagen":
+        from fianchetto.learn.selfplay import main_datagen
+
+        return main_datagen(args)
     from fianchetto.uci import UciLoop
 
     loop = UciLoop()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
 from fianchetto.board import START_FEN, Board
+from fianchetto.network import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, Tablebases
 from fianchetto.options import OptionError, Options, Value, clip
@@ -141,6 +142,18 @@ class Engine:
         self._book_path: Optional[str] = None      # the path last tried (opened or not)
         self._rng = random.Random()
         self.tablebases = Tablebases()
+        self.evaluation = EvaluationChoice()
+        self._startup_problems = self._load_default_network()
+
+    def _load_default_network(self) -> List[str]:
+        """The shipped network, switched on as ``Use NNUE`` says; problems are told at isready."""
+        problems = []
+        try:
+            self.evaluation.load(str(self.options["EvalFile"]))
+        except NetworkError as exc:
+            problems.append(f"{exc}; using the hand-crafted evaluation")
+        self.evaluation.activate(bool(self.options["Use NNUE"]))
+        return problems
 
     # --- the compiled search ------------------------------------------------------------
     @property
@@ -154,6 +167,9 @@ class Engine:
 
     def ready(self) -> None:
         """``isready``: make sure the hash is allocated (the GUI may then ``go``)."""
+        for problem in self._startup_problems:
+            self.listener.message(problem)
+        self._startup_problems = []
         if self._search is None:
             try:
                 self.search
@@ -208,6 +224,8 @@ class Engine:
         elif spec.name in ("BookFile", "OwnBook"):
             self.finish_search(spec.name)
             self._close_book()
+        elif spec.name in ("EvalFile", "Use NNUE"):
+            self._set_evaluation(spec.name, value)
         elif spec.name == "SyzygyPath":
             self.finish_search("SyzygyPath")   # the core replaces its tables
             for problem in self.tablebases.configure(str(value)):
@@ -215,6 +233,22 @@ class Engine:
             if self.tablebases.max_pieces:
                 self.listener.message(f"Syzygy tables loaded: up to {self.tablebases.max_pieces} pieces")
         self.options.set(spec.name, value)
+
+    def _set_evaluation(self, name: str, value: Value) -> None:
+        """Load a network file or switch evaluations between searches; the hash is
+        cleared because its stored evaluations came from the other function."""
+        self.finish_search(name)
+        use_network = bool(value) if name == "Use NNUE" else bool(self.options["Use NNUE"])
+        if name == "EvalFile":
+            try:
+                self.evaluation.load(str(value))
+            except NetworkError as exc:
+                raise OptionError(f"{exc}; keeping {self.evaluation.describe()}") from None
+        problem = self.evaluation.activate(use_network)
+        if problem:
+            self.listener.message(problem)
+        if self._search is not None:
+            self._search.clear()
 
     # --- opening book and tablebases at the root -------------------------------------------
     def _close_book(self) -> None:

@@ -88,6 +88,10 @@ MAX_THREADS = 256
 #: players with a fast GUI lower it (Stockfish's default is 10).
 DEFAULT_MOVE_OVERHEAD_MS = 100
 
+#: The shipped network's file name (``networks/`` in the source tree); as the
+#: ``EvalFile`` value it means "the shipped network", as Stockfish's default does.
+DEFAULT_NETWORK_NAME = "fianchetto.nnue"
+
 OPTION_TABLE: List[Option] = [
     Option("Hash", "spin", 16, 1, 65536, help="transposition table size in MB"),
     Option("Threads", "spin", 1, 1, MAX_THREADS, help="search threads (Lazy SMP; 1 is deterministic)"),
@@ -104,6 +108,9 @@ OPTION_TABLE: List[Option] = [
     Option("SyzygyPath", "string", "", help="folders of Syzygy tables, separated by ':' (';' on Windows)"),
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, help="probe the tables only with at most this many pieces"),
     Option("Syzygy50MoveRule", "check", True, help="wins spoilt by the fifty-move rule count as draws"),
+    Option("EvalFile", "string", DEFAULT_NETWORK_NAME,
+           help="evaluation network file; empty or the default name = the shipped network"),
+    Option("Use NNUE", "check", True, help="evaluate with the network (false: the hand-crafted evaluation)"),
 ]
 
 

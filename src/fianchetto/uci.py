@@ -381,6 +381,17 @@ class UciLoop:
             score = board.evaluate()
             white = score if board.turn else -score
             self.emit(f"Final evaluation: {white / 100:+.2f} (white side)")
+        self._emit_network_eval(board)
+
+    def _emit_network_eval(self, board: Any) -> None:
+        """The network's score beside the hand-crafted one, and which the search uses."""
+        from core_cy import core
+
+        if core.network_hidden():
+            score = core.evaluate_network(board)
+            white = score if board.turn else -score
+            self.emit(f"NNUE evaluation: {white / 100:+.2f} (white side)")
+        self.emit(f"Search uses: {self.engine.evaluation.describe()}")
 
     def cmd_bench(self, args: List[str]) -> None:
         from fianchetto.benchmark import DEFAULT_DEPTH, run_bench
