@@ -67,7 +67,7 @@ def scalar_integer_eval(net: QuantNetwork, stm: List[int], nstm: List[int]) -> i
             v = min(max(acc, 0), QA)
             total += v * v * int(net.out_w[half * hidden + j])
     out = c_div(total, QA) + net.out_b
-    return c_div(out * SCALE, QA * QB)
+    return max(-15000, min(15000, c_div(out * SCALE, QA * QB)))
 
 
 def test_fnv1a_known_values() -> None:
@@ -188,6 +188,13 @@ def test_clipped_network_accumulators_fit_int16() -> None:
     acc = quant.ft_b.astype(np.int64) + quant.ft_w[full[0]].astype(np.int64).sum(axis=0)
     assert acc.max() <= 32767
     assert int(quant.evaluate(full, full)[0]) == scalar_integer_eval(quant, full[0].tolist(), full[0].tolist())
+
+
+def test_integer_scores_are_clamped() -> None:
+    net = random_network(16, seed=12)
+    net.out_b[0] = 60.0  # 24000 cp before the clamp
+    _, batch = boards_batch(5, seed=12)
+    assert (QuantNetwork.quantise(net).evaluate(batch.stm, batch.nstm) == 15000).all()
 
 
 def test_board_and_batch_forward_agree() -> None:

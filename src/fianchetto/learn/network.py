@@ -16,7 +16,7 @@ The core evaluates the quantised network in integers, and
     v    = clip(acc, 0, QA)
     s    = v_stm^2 . out_w[:H] + v_nstm^2 . out_w[H:]               (QA^2 QB units)
     out  = trunc(s / QA) + out_b                                    (QA QB units)
-    cp   = trunc(out * scale / (QA * QB))
+    cp   = clamp(trunc(out * scale / (QA * QB)), -15000, 15000)
 
 File layout (little-endian): a 48-byte header -- magic ``b"FIANNUE\\0"``,
 version 1, architecture 1, inputs 768, hidden H (a multiple of 16 in 16..1024),
@@ -54,6 +54,10 @@ HEADER_SIZE = 48
 WEIGHT_CLIP = 127 / 64
 MIN_HIDDEN = 16
 MAX_HIDDEN = 1024
+#: The largest hidden size the engine's core loads (the file format allows 1024).
+ENGINE_MAX_HIDDEN = 256
+#: The core clamps network scores to this many centipawns, clear of mate scores.
+VALUE_NETWORK_MAX = 15000
 
 HEADER_DTYPE = np.dtype(
     [
@@ -401,7 +405,7 @@ def integer_evaluate(net: QuantNetwork, stm: np.ndarray, nstm: np.ndarray) -> np
     v_nstm = np.clip(accumulate(ft_w, ft_b, nstm), 0, QA).astype(np.int64)
     s = (v_stm * v_stm) @ out_w[:hidden] + (v_nstm * v_nstm) @ out_w[hidden:]
     out = truncating_divide(s, QA) + net.out_b
-    return truncating_divide(out * SCALE, QA * QB)
+    return np.clip(truncating_divide(out * SCALE, QA * QB), -VALUE_NETWORK_MAX, VALUE_NETWORK_MAX)
 
 
 #: The integer evaluation's own rounding against a float pass of the dequantised

@@ -32,7 +32,15 @@ from typing import List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from fianchetto.learn.data import NUM_FEATURES, Batch, Dataset, decode
-from fianchetto.learn.network import SCALE, FloatNetwork, QuantNetwork, check_hidden, load_float, sigmoid
+from fianchetto.learn.network import (
+    ENGINE_MAX_HIDDEN,
+    SCALE,
+    FloatNetwork,
+    QuantNetwork,
+    check_hidden,
+    load_float,
+    sigmoid,
+)
 
 #: The learning rate falls along a cosine from ``lr`` to ``lr * FINAL_LR_FRACTION``.
 FINAL_LR_FRACTION = 0.05
@@ -383,6 +391,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 def main_train(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``fianchetto train``; returns the exit status."""
     args = build_parser().parse_args(argv)
+    if args.hidden > ENGINE_MAX_HIDDEN:
+        print(f"fianchetto train: warning: the engine loads networks with hidden size up to {ENGINE_MAX_HIDDEN}", file=sys.stderr)
     try:
         run_train(config_from_args(args), progress_stream=sys.stderr, log=sys.stdout)
     except (ValueError, OSError) as exc:
