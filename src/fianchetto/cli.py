@@ -1,4 +1,5 @@
-"""Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``."""
+"""Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``,
+``fianchetto train`` (numpy, imported only when that subcommand runs)."""
 from __future__ import annotations
 
 import argparse
@@ -37,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     selfplay.build_parser(commands.add_parser(
         "datagen", help="self-play games in the core, written as training data"))
+    # train parses its own options (fianchetto.learn.train.build_parser); listed here for --help.
+    commands.add_parser("train", add_help=False, help="train the evaluation network (fianchetto train --help)")
     return parser
 
 
@@ -59,6 +62,11 @@ def print_line(line: str) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:
+        from fianchetto.learn.train import main_train
+
+        return main_train(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "perft":
         try:
