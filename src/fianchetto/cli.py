@@ -40,17 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
         "datagen", help="self-play games in the core, written as training data"))
     # train parses its own options (fianchetto.learn.train.build_parser); listed here for --help.
     commands.add_parser("train", add_help=False, help="train the evaluation network (fianchetto train --help)")
+    commands.add_parser("tune", add_help=False,
+                        help="Texel-tune the hand-crafted evaluation (fianchetto tune --help)")
     return parser
 
 
 def run_bench_command(depth_text: Optional[str]) -> int:
     from fianchetto.benchmark import run_bench
+    from fianchetto.network import select_for_tool
 
     try:
         depth = bench_depth(depth_text)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
+    problem = select_for_tool(None)      # the shipped network, as the engine starts
+    if problem:
+        print(f"{problem}; using the hand-crafted evaluation", file=sys.stderr)
     result = run_bench(depth, progress=lambda line: print(line, file=sys.stderr, flush=True))
     for line in result.summary_lines():
         print_line(line)
@@ -67,6 +73,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from fianchetto.learn.train import main_train
 
         return main_train(argv[1:])
+    if argv[:1] == ["tune"]:
+        from fianchetto.learn.texel import build_parser as tune_parser, main_tune
+
+        return main_tune(tune_parser().parse_args(argv[1:]))
     args = build_parser().parse_args(argv)
     if args.command == "perft":
         try:
