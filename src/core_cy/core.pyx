@@ -25,6 +25,7 @@ include "tt.pxi"
 include "movepick.pxi"
 include "search.pxi"
 include "api.pxi"
+include "buildinfo.pxi"
 
 init_bitboards()
 init_zobrist()

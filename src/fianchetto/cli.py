@@ -1,4 +1,5 @@
-"""Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``."""
+"""Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``,
+``fianchetto doctor``, ``fianchetto --version``."""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +8,7 @@ import shutil
 import sys
 from typing import List, Optional, Sequence
 
+from fianchetto import __version__
 from fianchetto.benchmark import DEFAULT_DEPTH
 from fianchetto.board import Board
 from fianchetto.perft import run_perft
@@ -22,6 +24,7 @@ def engine_command() -> List[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fianchetto", description="Fianchetto UCI chess engine")
+    parser.add_argument("--version", action="version", version=f"Fianchetto {__version__}")
     commands = parser.add_subparsers(dest="command")
     perft = commands.add_parser("perft", help="count leaf nodes of the legal move tree")
     perft.add_argument("--depth", type=int, required=True, help="plies to count")
@@ -33,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("depth", nargs="?", type=int, default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
+    doctor = commands.add_parser(
+        "doctor", help="print the version, how the core was built, the book and network found (for bug reports)"
+    )
+    doctor.add_argument("--syzygy", default=None, metavar="PATH",
+                        help=f"also check these Syzygy folders ({os.pathsep}-separated)")
     return parser
 
 
@@ -68,6 +76,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     if args.command == "bench":
         return run_bench_command(args.depth)
+    if args.command == "doctor":
+        from fianchetto.doctor import run_doctor
+
+        return run_doctor(args.syzygy)
     from fianchetto.uci import UciLoop
 
     loop = UciLoop()
