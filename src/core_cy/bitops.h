@@ -47,15 +47,16 @@ static inline int fc_popcount_swar(uint64_t b) {
 #include <windows.h>
 
 static __forceinline int fc_popcount(uint64_t b) {
-#if defined(_M_ARM64)
-    /* __popcnt64 is x86/x64 only; ARM64 has the CNT-based intrinsic. */
-#define FC_POPCOUNT_KIND "hardware (_CountOneBits64)"
-    return (int)_CountOneBits64(b);
+#if defined(_M_ARM64) && defined(__clang__)
+#define FC_POPCOUNT_KIND "hardware (__builtin_popcountll)"
+    return __builtin_popcountll(b);
 #elif defined(_M_X64) && defined(__AVX__)
 #define FC_POPCOUNT_KIND "hardware (__popcnt64)"
     return (int)__popcnt64(b);
 #else
-    /* __popcnt64 would emit popcnt, which baseline x64 lacks; x86 has no 64-bit form. */
+    /* x64: __popcnt64 would emit popcnt, which baseline x64 lacks. x86: no 64-bit
+     * form. ARM64: __popcnt64 and _CountOneBits64 are each missing from some
+     * MSVC and Windows SDK releases, so the one count that always compiles. */
 #define FC_POPCOUNT_KIND "portable (SWAR)"
     return fc_popcount_swar(b);
 #endif
