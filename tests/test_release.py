@@ -109,3 +109,24 @@ def test_find_network_is_none_or_a_file():
 
     network = find_network()
     assert network is None or network.is_file()
+
+
+def test_find_network_looks_in_the_networks_package(tmp_path, monkeypatch):
+    """A network in a folder of the data package fianchetto.networks (no __init__.py) is found."""
+    import importlib
+
+    import fianchetto
+    from fianchetto.doctor import NETWORK_NAME, find_network
+
+    if find_network() is not None:
+        pytest.skip("a network is installed; the lookup is exercised by the doctor test")
+    (tmp_path / "networks").mkdir()
+    network = tmp_path / "networks" / NETWORK_NAME
+    network.write_bytes(b"\0" * 64)
+    monkeypatch.setattr(fianchetto, "__path__", list(fianchetto.__path__) + [str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "fianchetto.networks", raising=False)
+    importlib.invalidate_caches()
+    try:
+        assert find_network() == network
+    finally:
+        sys.modules.pop("fianchetto.networks", None)

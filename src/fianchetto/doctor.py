@@ -22,29 +22,29 @@ NETWORK_PACKAGE = "fianchetto.networks"
 NETWORK_NAME = "fianchetto.nnue"
 
 
-def _package_dirs(name: str) -> List[Path]:
-    """Folders of an installed (possibly data-only, namespace) package; [] when absent."""
+def _package_files(package: str, name: str) -> List[Path]:
+    """Where file `name` of an installed (possibly data-only, namespace) package would be."""
+    found: List[Path] = []
     try:
         from importlib.resources import files
 
-        root = files(name)
-        if root.is_dir():
-            return [Path(str(root))]
-    except (ImportError, TypeError, AttributeError, ValueError):
+        # A namespace package gives a MultiplexedPath: join first, then take the path.
+        found.append(Path(str(files(package).joinpath(name))))
+    except (ImportError, TypeError, AttributeError, ValueError, OSError):
         pass   # absent, or a namespace package that this Python's files() cannot read
     try:
-        spec = importlib.util.find_spec(name)
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
-        return []
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    return [Path(location) for location in spec.submodule_search_locations]
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        found.extend(Path(location) / name for location in spec.submodule_search_locations)
+    return found
 
 
 def find_network() -> Optional[Path]:
     """The default network file: in the installed ``fianchetto.networks``, else in
     ``networks/`` of a source checkout; None when there is none."""
-    candidates = [folder / NETWORK_NAME for folder in _package_dirs(NETWORK_PACKAGE)]
+    candidates = _package_files(NETWORK_PACKAGE, NETWORK_NAME)
     candidates.append(Path(__file__).resolve().parent.parent.parent / "networks" / NETWORK_NAME)
     for candidate in candidates:
         if candidate.is_file():
