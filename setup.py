@@ -57,7 +57,6 @@ setup(
         extensions,
         include_path=["src"],
         compiler_directives=directives,
-        compile_time_env={"DEBUG": DEBUG},
         # The checked build generates its C into its own folder, so it never
         # reuses (or leaves behind) the optimised build's core.c.
         build_dir="build/checked-c" if DEBUG else None,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fianchetto_command
+from fianchetto.cli import engine_command
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Bench depth for the checked searches: every bench position, a few thousand nodes each.
@@ -75,7 +75,7 @@ def test_the_optimised_core_is_not_checked():
 def test_bench_searches_give_the_same_nodes_under_the_checked_build(checked_tree):
     """Every bench position searched to a small depth with every check on: the
     search must not trip an invariant, and must visit exactly the same tree."""
-    assert bench_nodes(fianchetto_command(), checked_env(checked_tree)) == bench_nodes(fianchetto_command())
+    assert bench_nodes(engine_command(), checked_env(checked_tree)) == bench_nodes(engine_command())
 
 
 def test_random_positions_perft_and_fuzzer_under_the_checked_build(checked_tree):

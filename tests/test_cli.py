@@ -12,7 +12,9 @@ from typing import Dict, List, Optional
 import chess
 import pytest
 
-from conftest import KIWIPETE_FEN, chess_divide, chess_perft, fianchetto_command, run_cli
+from fianchetto.cli import engine_command
+from support.cli import run_cli
+from support.reference import KIWIPETE_FEN, chess_divide, chess_perft
 
 MOVE_LINE = re.compile(r"^([a-h][1-8][a-h][1-8][nbrq]?): (\d+)$")
 NODES_LINE = re.compile(r"^Nodes searched: (\d+)$")
@@ -102,7 +104,7 @@ class UciProcess:
     def __init__(self) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            fianchetto_command(),
+            engine_command(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -229,7 +231,7 @@ def test_uci_bad_input_does_not_kill_the_engine(uci):
 def test_uci_piped_session_exits_zero():
     """The whole session written at once through a pipe, like ``echo ... | fianchetto``."""
     script = "uci\nisready\nposition startpos moves e2e4\ngo perft 3\nquit\n"
-    proc = subprocess.Popen(fianchetto_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(script, timeout=TIMEOUT)
@@ -248,6 +250,6 @@ def test_uci_piped_session_exits_zero():
 
 
 def test_uci_eof_exits_zero():
-    proc = subprocess.run(fianchetto_command(), input="isready\n", capture_output=True, text=True, timeout=TIMEOUT)
+    proc = subprocess.run(engine_command(), input="isready\n", capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr
     assert "readyok" in proc.stdout.splitlines()

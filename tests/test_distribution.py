@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence
 import chess
 import pytest
 
-from test_bench import SIGNATURE_DEPTH, SIGNATURE_NODES
+from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 
 ROOT = Path(__file__).resolve().parents[1]
 NODES = re.compile(r"^Nodes searched: (\d+)$", re.M)

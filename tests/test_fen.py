@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import (
+from support.reference import (
     special_position_params,
     CHESS960_FENS_SMALL,
     EP_FENS,

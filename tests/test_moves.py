@@ -5,7 +5,7 @@ import chess
 import chess.polyglot
 import pytest
 
-from conftest import (
+from support.reference import (
     special_position_params,
     CHESS960_FENS_SMALL,
     EP_FENS,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from conftest import (
+from support.reference import (
     KIWIPETE_FEN,
     POSITION3_FEN,
     POSITION4_FEN,

@@ -1,6 +1,6 @@
 """The engine agrees with python-chess on random reachable positions.
 
-Positions come from deterministic, biased random play (see ``conftest``):
+Positions come from deterministic, biased random play (see ``support/reference.py``):
 standard games, games from the published tricky positions, and games from
 random Chess960 starting positions, handed to the engine as X-FEN or
 Shredder-FEN, with and without clocks, with en-passant squares shown even when
@@ -15,7 +15,7 @@ import chess
 import chess.polyglot
 import pytest
 
-from conftest import (
+from support.reference import (
     SEED,
     SEED_FENS,
     Sample,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import core_cy.core as core
-from conftest import run_cli
+from support.cli import run_cli
 from fianchetto import __version__
 
 ROOT = Path(__file__).resolve().parents[1]

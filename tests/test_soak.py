@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import fianchetto_command
+from fianchetto.cli import engine_command
 
 SOAK = Path(__file__).resolve().parents[1] / "tools" / "soak.py"
 
@@ -21,7 +21,7 @@ def run_soak(tmp_path: Path, games: int, tc: str, timeout: float) -> dict:
     report = tmp_path / f"soak-{tc}.json"
     done = subprocess.run(
         [sys.executable, str(SOAK), "--games", str(games), "--tc", tc,
-         "--engine", " ".join(fianchetto_command()), "--json", str(report)],
+         "--engine", " ".join(engine_command()), "--json", str(report)],
         capture_output=True, text=True, timeout=timeout,
     )
     print(done.stdout)

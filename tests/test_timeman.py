@@ -14,8 +14,8 @@ from fianchetto.timeman import (
     TimeManager,
     plan,
     plan_for_side,
-    score_as_cp,
 )
+from fianchetto.score import Score
 
 OVERHEAD = 50
 
@@ -127,42 +127,37 @@ def test_plan_for_side_picks_the_movers_clock():
     assert black == plan(time_left=1_000)
 
 
-def test_score_as_cp_orders_mates():
-    assert score_as_cp(("mate", 1)) > score_as_cp(("mate", 3)) > score_as_cp(("cp", 900))
-    assert score_as_cp(("mate", -1)) < score_as_cp(("mate", -5)) < score_as_cp(("cp", -900))
-
-
 def test_manager_stretches_soft_on_best_move_changes():
     base = TimeLimits(100, 400)
     tm = TimeManager(base)
-    assert tm.on_iteration("e2e4", ("cp", 20)) is None  # first iteration: nothing to compare
-    assert tm.on_iteration("e2e4", ("cp", 22)) is None  # stable
-    changed = tm.on_iteration("d2d4", ("cp", 25))  # best move changed
+    assert tm.on_iteration("e2e4", Score.cp(20)) is None  # first iteration: nothing to compare
+    assert tm.on_iteration("e2e4", Score.cp(22)) is None  # stable
+    changed = tm.on_iteration("d2d4", Score.cp(25))  # best move changed
     assert changed is not None and changed.soft_ms == 150 and changed.hard_ms == 400
-    again = tm.on_iteration("c2c4", ("cp", 25))
+    again = tm.on_iteration("c2c4", Score.cp(25))
     assert again is not None and again.soft_ms > 150
     # stability lets the stretch decay back toward the plan
     for _ in range(8):
-        tm.on_iteration("c2c4", ("cp", 25))
+        tm.on_iteration("c2c4", Score.cp(25))
     assert tm.current.soft_ms <= 105
 
 
 def test_manager_stretches_soft_on_a_falling_score():
     tm = TimeManager(TimeLimits(100, 400))
-    tm.on_iteration("e2e4", ("cp", 50))
-    changed = tm.on_iteration("e2e4", ("cp", 0))
+    tm.on_iteration("e2e4", Score.cp(50))
+    changed = tm.on_iteration("e2e4", Score.cp(0))
     assert changed is not None and changed.soft_ms == 150
     # a rising score does not stretch
     tm2 = TimeManager(TimeLimits(100, 400))
-    tm2.on_iteration("e2e4", ("cp", 0))
-    assert tm2.on_iteration("e2e4", ("cp", 80)) is None
+    tm2.on_iteration("e2e4", Score.cp(0))
+    assert tm2.on_iteration("e2e4", Score.cp(80)) is None
 
 
 def test_manager_never_passes_the_hard_limit():
     tm = TimeManager(TimeLimits(300, 400))
-    tm.on_iteration("a", ("cp", 500))
+    tm.on_iteration("a", Score.cp(500))
     for move in "bcdefgh":
-        changed = tm.on_iteration(move, ("mate", -2))
+        changed = tm.on_iteration(move, Score.mate(-2))
         assert tm.current.soft_ms <= 400 and tm.current.hard_ms == 400
     assert tm.stretch() <= MAX_STRETCH
     del changed
@@ -171,23 +166,24 @@ def test_manager_never_passes_the_hard_limit():
 def test_manager_is_inert_without_a_clock_or_with_movetime():
     for limits in (NO_LIMITS, TimeLimits(500, 500)):
         tm = TimeManager(limits)
-        tm.on_iteration("e2e4", ("cp", 100))
-        assert tm.on_iteration("d2d4", ("cp", -300)) is None
+        tm.on_iteration("e2e4", Score.cp(100))
+        assert tm.on_iteration("d2d4", Score.cp(-300)) is None
     tm = TimeManager(TimeLimits(100, 400), adaptive=False)
-    tm.on_iteration("e2e4", ("cp", 100))
-    assert tm.on_iteration("d2d4", ("cp", -300)) is None
+    tm.on_iteration("e2e4", Score.cp(100))
+    assert tm.on_iteration("d2d4", Score.cp(-300)) is None
 
 
-def test_core_limits_shift_by_the_offset_and_stay_positive():
+def test_core_limits_shift_by_the_core_start_and_stay_positive():
     tm = TimeManager(TimeLimits(1, 1))
-    tm.offset_ms = -3  # the search started 3 ms after the go arrived
-    assert tm.core_limits() == TimeLimits(1, 1)
+    # the search started 3 ms after the go arrived
+    assert tm.core_limits(3) == TimeLimits(1, 1)
     tm = TimeManager(TimeLimits(100, 400))
-    tm.offset_ms = 2500  # after ponderhit: 2.5 s of pondering already on the core's clock
-    assert tm.core_limits() == TimeLimits(2600, 2900)
+    assert tm.core_limits(30) == TimeLimits(70, 370)
+    # after ponderhit: 2.5 s of pondering already on the core's clock
+    assert tm.core_limits(-2500) == TimeLimits(2600, 2900)
+    assert tm.core_limits(-2500) == tm.core_limits(-2500), "a pure function"
     tm = TimeManager(NO_LIMITS)
-    tm.offset_ms = 100
-    assert tm.core_limits() == NO_LIMITS
+    assert tm.core_limits(-100) == NO_LIMITS
 
 
 def test_a_clock_for_the_opponent_only_is_not_an_unlimited_search():

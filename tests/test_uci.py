@@ -17,8 +17,8 @@ import chess.engine
 import chess.polyglot
 import pytest
 
-from conftest import fianchetto_command
-from uci_pipe import (
+from fianchetto.cli import engine_command
+from support.uci_pipe import (
     CURRMOVE_LINE,
     INFO_LINE,
     UciPipe,
@@ -51,7 +51,7 @@ def shared():
 
 @pytest.fixture
 def popen():
-    engine = chess.engine.SimpleEngine.popen_uci(fianchetto_command(), timeout=30)
+    engine = chess.engine.SimpleEngine.popen_uci(engine_command(), timeout=30)
     yield engine
     engine.quit()
 

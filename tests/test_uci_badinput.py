@@ -13,7 +13,7 @@ import pytest
 
 from fianchetto.options import OPTION_TABLE, OptionError, Options
 from fianchetto.uci import parse_go, parse_position, parse_setoption
-from uci_pipe import UciPipe
+from support.uci_pipe import UciPipe
 
 GOOD_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 

@@ -28,10 +28,10 @@ import chess.polyglot
 import chess.syzygy
 import pytest
 
-from conftest import fianchetto_command
+from fianchetto.cli import engine_command
 from fianchetto.book import default_book_path
 from fianchetto.bookbuild import ENTRY, encode_move, write_book
-from uci_pipe import UciPipe
+from support.uci_pipe import UciPipe
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -169,7 +169,7 @@ def test_user_book_is_followed_for_both_colours(uci, line_book):
 
 def test_user_book_through_python_chess(line_book):
     """The same line, with python-chess playing the engine against itself."""
-    with chess.engine.SimpleEngine.popen_uci(fianchetto_command(), timeout=30) as engine:
+    with chess.engine.SimpleEngine.popen_uci(engine_command(), timeout=30) as engine:
         engine.configure({"OwnBook": True, "BookFile": str(line_book)})
         board = chess.Board()
         for move in BOOK_LINE:
@@ -596,7 +596,7 @@ def play_drawn_game(oracle, fen: str, seed: int) -> List[Tuple[str, str, Optiona
     board = chess.Board(fen)
     engine_side = board.turn
     records = []
-    with chess.engine.SimpleEngine.popen_uci(fianchetto_command(), timeout=30) as engine:
+    with chess.engine.SimpleEngine.popen_uci(engine_command(), timeout=30) as engine:
         engine.configure({"SyzygyPath": tb_spec()})
         while board.ply() < DRAW_PLIES and not board.is_game_over(claim_draw=True):
             if board.turn == engine_side:

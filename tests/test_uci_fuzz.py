@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line
+from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line
 
 EXAMPLES = int(os.environ.get("FIANCHETTO_FUZZ_EXAMPLES", "30"))
 

@@ -34,8 +34,8 @@ import chess
 import chess.engine
 import pytest
 
-from conftest import fianchetto_command
-from uci_pipe import BESTMOVE_RE, MAX_PLY, UciPipe, assert_pv_legal, assert_uci_line, parse_info
+from fianchetto.cli import engine_command
+from support.uci_pipe import BESTMOVE_RE, MAX_PLY, UciPipe, assert_pv_legal, assert_uci_line, parse_info
 
 
 # ---------------------------------------------------------------------------
@@ -519,7 +519,7 @@ def test_long_history(engine, plies, go):
 
 def test_long_history_through_python_chess():
     board = long_game(240, seed=240)
-    with chess.engine.SimpleEngine.popen_uci(fianchetto_command(), timeout=30) as client:
+    with chess.engine.SimpleEngine.popen_uci(engine_command(), timeout=30) as client:
         for limit in (chess.engine.Limit(nodes=1), chess.engine.Limit(depth=1),
                       chess.engine.Limit(white_clock=0.001, black_clock=0.001),
                       chess.engine.Limit(depth=6)):

@@ -30,6 +30,23 @@ cdef void init_eval_masks() noexcept nogil:
                                  | shift_east(FORWARD_FILE[f][s]))
 
 
+# --- tracing, for the tuner ---------------------------------------------------------
+# The term functions take `trace`: NULL in the search (the C compiler folds the
+# tests away in the inlined code), or an int[2][N_WEIGHTS] that counts how often
+# each weight's middlegame and endgame parts were added, white minus black. The
+# evaluation is then taper(counts . weights) plus the king-danger term, which is
+# not linear in the weights and is reported apart.
+
+cdef inline void count_weight(int* trace, Color c, int index, int n) noexcept nogil:
+    if trace != NULL:
+        trace[index] += n if c == WHITE else -n
+        trace[N_WEIGHTS + index] += n if c == WHITE else -n
+
+cdef inline void count_endgame_weight(int* trace, Color c, int index, int n) noexcept nogil:
+    if trace != NULL:
+        trace[N_WEIGHTS + index] += n if c == WHITE else -n
+
+
 ctypedef struct EvalInfo:
     Bitboard pawn_attacks[2]
     Bitboard mobility_area[2]
@@ -38,7 +55,7 @@ ctypedef struct EvalInfo:
     int attackers[2]
 
 
-cdef inline PackedScore pawn_structure(const Position* pos, Color c) noexcept nogil:
+cdef inline PackedScore pawn_structure(const Position* pos, Color c, int* trace) noexcept nogil:
     cdef Bitboard ours = pieces(pos, c, PAWN), theirs = pieces(pos, c ^ 1, PAWN)
     cdef Bitboard b = ours, neighbours, support
     cdef PackedScore score = 0
@@ -50,26 +67,33 @@ cdef inline PackedScore pawn_structure(const Position* pos, Color c) noexcept no
         neighbours = ours & ADJACENT_FILES[file_of(s)]
         if FORWARD_FILE[c][s] & ours:
             score += WEIGHTS[W_DOUBLED]
+            count_weight(trace, c, W_DOUBLED, 1)
         if not neighbours:
             score += WEIGHTS[W_ISOLATED]
+            count_weight(trace, c, W_ISOLATED, 1)
         support = neighbours & (RANK_BB[rank_of(s)] | PAWN_ATTACKS[c ^ 1][s])
         if support:
             score += WEIGHTS[W_CONNECTED + r]
+            count_weight(trace, c, W_CONNECTED + r, 1)
         elif neighbours and not (neighbours & ~PASSED_SPAN[c][s] & ~RANK_BB[rank_of(s)]) \
                 and (PAWN_ATTACKS[c][s + (8 if c == WHITE else -8)] & theirs):
             # All neighbours are ahead and the stop square is guarded by an enemy pawn.
             score += WEIGHTS[W_BACKWARD]
+            count_weight(trace, c, W_BACKWARD, 1)
         if not (PASSED_SPAN[c][s] & theirs) and not (FORWARD_FILE[c][s] & ours):
             score += WEIGHTS[W_PASSED + r]
-            score += passed_king_proximity(pos, c, s, r)
+            count_weight(trace, c, W_PASSED + r, 1)
+            score += passed_king_proximity(pos, c, s, r, trace)
     return score
 
-cdef inline PackedScore passed_king_proximity(const Position* pos, Color c, Square s, int r) noexcept nogil:
+cdef inline PackedScore passed_king_proximity(const Position* pos, Color c, Square s, int r,
+                                              int* trace) noexcept nogil:
     """Endgame: a passer is stronger when the enemy king is far from its stop square."""
     cdef Square stop = s + (8 if c == WHITE else -8)
     cdef int gap = DISTANCE[king_square(pos, c ^ 1)][stop] - DISTANCE[king_square(pos, c)][stop]
     if r < 3:
         return 0
+    count_endgame_weight(trace, c, W_PASSED_KING_DIST, gap * (r - 2))
     return S(0, eg_of(WEIGHTS[W_PASSED_KING_DIST]) * gap * (r - 2))
 
 
@@ -87,13 +111,13 @@ cdef inline void init_eval_info(const Position* pos, EvalInfo* ei) noexcept nogi
         # Squares not blocked by own pawns or king, and not covered by enemy pawns.
         ei.mobility_area[c] = ~(pieces(pos, c, PAWN) | pieces(pos, c, KING) | ei.pawn_attacks[c ^ 1])
 
-cdef inline PackedScore piece_activity(const Position* pos, EvalInfo* ei, Color c) noexcept nogil:
+cdef inline PackedScore piece_activity(const Position* pos, EvalInfo* ei, Color c, int* trace) noexcept nogil:
     """Mobility, king-zone attacks, and rook files for the pieces of colour c."""
     cdef Bitboard occ = pos.by_type[0]
     cdef Bitboard our_pawns = pieces(pos, c, PAWN), their_pawns = pieces(pos, c ^ 1, PAWN)
     cdef Bitboard b, att, zone_hits
     cdef PackedScore score = 0
-    cdef int pt, mobility
+    cdef int pt, mobility, file_weight
     cdef Square s
     cdef int mob_offset[7]
     mob_offset[KNIGHT] = W_MOB_KNIGHT
@@ -107,18 +131,21 @@ cdef inline PackedScore piece_activity(const Position* pos, EvalInfo* ei, Color 
             att = piece_attacks(pt, s, occ)
             mobility = fc_popcount(att & ei.mobility_area[c])
             score += WEIGHTS[mob_offset[pt] + mobility]
+            count_weight(trace, c, mob_offset[pt] + mobility, 1)
             zone_hits = att & ei.king_zone[c ^ 1]
             if zone_hits:
                 ei.attackers[c] += 1
                 ei.attack_units[c] += mg_of(WEIGHTS[W_KING_ATTACK + pt]) * fc_popcount(zone_hits)
             if pt == ROOK and not (FILE_BB[file_of(s)] & our_pawns):
-                score += WEIGHTS[W_ROOK_OPEN] if not (FILE_BB[file_of(s)] & their_pawns) \
-                    else WEIGHTS[W_ROOK_SEMI_OPEN]
+                file_weight = W_ROOK_OPEN if not (FILE_BB[file_of(s)] & their_pawns) else W_ROOK_SEMI_OPEN
+                score += WEIGHTS[file_weight]
+                count_weight(trace, c, file_weight, 1)
     if fc_popcount(pieces(pos, c, BISHOP)) >= 2:
         score += WEIGHTS[W_BISHOP_PAIR]
+        count_weight(trace, c, W_BISHOP_PAIR, 1)
     return score
 
-cdef inline PackedScore king_shelter(const Position* pos, Color c) noexcept nogil:
+cdef inline PackedScore king_shelter(const Position* pos, Color c, int* trace) noexcept nogil:
     """Own pawns in front of a king that stands on its first two ranks."""
     cdef Square ksq = king_square(pos, c)
     cdef Bitboard files, near, far
@@ -128,6 +155,8 @@ cdef inline PackedScore king_shelter(const Position* pos, Color c) noexcept nogi
     files = FILE_BB[f] | ADJACENT_FILES[f]
     near = shift_up(KING_ATTACKS[ksq] | sq_bb(ksq), c) & files & ~RANK_BB[rank_of(ksq)]
     far = shift_up(near, c)
+    count_weight(trace, c, W_SHIELD_NEAR, fc_popcount(near & pieces(pos, c, PAWN)))
+    count_weight(trace, c, W_SHIELD_FAR, fc_popcount(far & pieces(pos, c, PAWN)))
     return (WEIGHTS[W_SHIELD_NEAR] * fc_popcount(near & pieces(pos, c, PAWN))
             + WEIGHTS[W_SHIELD_FAR] * fc_popcount(far & pieces(pos, c, PAWN)))
 
@@ -160,20 +189,46 @@ cdef inline int non_pawn_material(const Position* pos, Color c) noexcept nogil:
         total += fc_popcount(pieces(pos, c, pt)) * mg_of(WEIGHTS[W_MATERIAL + pt])
     return total
 
-cdef int evaluate(const Position* pos) noexcept nogil:
-    """Centipawns from the side to move's point of view."""
+cdef inline PackedScore hce_terms(const Position* pos, int* trace, int* king_danger_mg) noexcept nogil:
+    """Every term but material and squares (pos.psq) and tempo, white's view."""
     cdef EvalInfo ei
-    cdef PackedScore score = pos.psq
-    cdef int value
+    cdef PackedScore score = 0
     init_eval_info(pos, &ei)
-    score += pawn_structure(pos, WHITE) - pawn_structure(pos, BLACK)
-    score += piece_activity(pos, &ei, WHITE) - piece_activity(pos, &ei, BLACK)
-    score += king_shelter(pos, WHITE) - king_shelter(pos, BLACK)
-    score += S(king_danger(&ei, WHITE) - king_danger(&ei, BLACK), 0)
+    score += pawn_structure(pos, WHITE, trace) - pawn_structure(pos, BLACK, trace)
+    score += piece_activity(pos, &ei, WHITE, trace) - piece_activity(pos, &ei, BLACK, trace)
+    score += king_shelter(pos, WHITE, trace) - king_shelter(pos, BLACK, trace)
+    king_danger_mg[0] = king_danger(&ei, WHITE) - king_danger(&ei, BLACK)
+    return score + S(king_danger_mg[0], 0)
+
+cdef int evaluate_hce(const Position* pos) noexcept nogil:
+    """The hand-crafted evaluation: centipawns from the side to move's point of view."""
+    cdef int king_danger_mg, value
+    cdef PackedScore score = pos.psq + hce_terms(pos, NULL, &king_danger_mg)
     value = scale_drawish(pos, taper(score, pos.phase))
     if pos.side == BLACK:
         value = -value
     return value + taper(WEIGHTS[W_TEMPO], pos.phase)
+
+cdef int trace_hce(const Position* pos, int* trace, int* king_danger_mg, bint* drawish) noexcept nogil:
+    """evaluate_hce with the weight counts in trace (int[2][N_WEIGHTS], zeroed by the
+    caller): material and squares, every linear term, tempo for the side to move.
+    Reports the king-danger middlegame term and whether the drawish scaling (1/8)
+    applied. Returns evaluate_hce(pos)."""
+    cdef Bitboard b = pos.by_type[0]
+    cdef Square s
+    cdef Piece pc
+    cdef int value
+    cdef PackedScore score
+    while b:
+        s = pop_lsb(&b)
+        pc = pos.board[s]
+        count_weight(trace, color_of(pc), W_MATERIAL + type_of(pc), 1)
+        count_weight(trace, color_of(pc), W_PSQT + 64 * type_of(pc) + (s if color_of(pc) == WHITE else s ^ 56), 1)
+    score = pos.psq + hce_terms(pos, trace, king_danger_mg)
+    value = taper(score, pos.phase)
+    drawish[0] = scale_drawish(pos, value) != value
+    count_weight(trace, pos.side, W_TEMPO, 1)
+    return evaluate_hce(pos)
 
 
 cdef str eval_trace_text(Position* pos):
@@ -182,13 +237,13 @@ cdef str eval_trace_text(Position* pos):
     cdef PackedScore activity_w, activity_b
     refresh_incremental_eval(pos)
     init_eval_info(pos, &ei)
-    activity_w = piece_activity(pos, &ei, WHITE)
-    activity_b = piece_activity(pos, &ei, BLACK)
+    activity_w = piece_activity(pos, &ei, WHITE, NULL)
+    activity_b = piece_activity(pos, &ei, BLACK, NULL)
     terms = [
         ("Material and squares", pos.psq),
-        ("Pawn structure", pawn_structure(pos, WHITE) - pawn_structure(pos, BLACK)),
+        ("Pawn structure", pawn_structure(pos, WHITE, NULL) - pawn_structure(pos, BLACK, NULL)),
         ("Pieces and mobility", activity_w - activity_b),
-        ("King shelter", king_shelter(pos, WHITE) - king_shelter(pos, BLACK)),
+        ("King shelter", king_shelter(pos, WHITE, NULL) - king_shelter(pos, BLACK, NULL)),
         ("King attack", S(king_danger(&ei, WHITE) - king_danger(&ei, BLACK), 0)),
     ]
     lines = [f"{'Term':<22}{'MG':>8}{'EG':>8}{'Total':>8}", "-" * 46]
@@ -196,6 +251,18 @@ cdef str eval_trace_text(Position* pos):
         lines.append(f"{name:<22}{mg_of(packed):>8}{eg_of(packed):>8}{taper(packed, pos.phase):>8}")
     lines.append("-" * 46)
     lines.append(f"Phase {min(pos.phase, PHASE_MAX)}/{PHASE_MAX}; tempo {taper(WEIGHTS[W_TEMPO], pos.phase)} for the side to move")
-    value = evaluate(pos)
+    value = evaluate_hce(pos)
     lines.append(f"Final evaluation: {value if pos.side == WHITE else -value} cp (white's view)")
     return "\n".join(lines)
+
+
+cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
+    """Recompute pos.psq and pos.phase from scratch (after the weights changed)."""
+    cdef Bitboard b = pos.by_type[0]
+    cdef Square s
+    pos.psq = 0
+    pos.phase = 0
+    while b:
+        s = pop_lsb(&b)
+        pos.psq += PSQ[pos.board[s]][s]
+        pos.phase += PHASE_WEIGHT[type_of(pos.board[s])]

@@ -7,6 +7,7 @@
 
 cdef enum:
     QUIET_CHECK_BONUS = 1 << 16     # above any history score
+    EVASION_QUIET_MALUS = 1 << 28   # quiet evasions after every capturing one
 
 cdef int SEE_VALUE[7]
 SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 20000]
@@ -195,17 +196,18 @@ cdef inline void score_evasions(MovePicker* mp, const Position* pos) noexcept no
     for i in range(mp.count):
         m = mp.moves[i]
         if is_quiet(pos, m):
-            mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] - (1 << 28)
+            mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] - EVASION_QUIET_MALUS
         else:
             mp.scores[i] = capture_score(pos, m)
 
 cdef inline bint is_special_quiet(const MovePicker* mp, Move m) noexcept nogil:
+    """A killer or the counter move: tried before the other quiets, reduced less."""
     return m == mp.killers[0] or m == mp.killers[1] or m == mp.counter
 
 cdef inline bint usable_quiet(const MovePicker* mp, const Position* pos, Move m) noexcept nogil:
     return m != MOVE_NONE and m != mp.tt_move and is_quiet(pos, m) and is_legal_move(pos, m)
 
-cdef Move next_move(MovePicker* mp, const Position* pos, bint skip_quiets) noexcept nogil:
+cdef Move next_move(MovePicker* mp, const Position* pos) noexcept nogil:
     """The next move to search, or MOVE_NONE when the stages are exhausted."""
     cdef Move m
     while True:
@@ -233,22 +235,20 @@ cdef Move next_move(MovePicker* mp, const Position* pos, bint skip_quiets) noexc
         elif mp.stage == STAGE_KILLER_1 or mp.stage == STAGE_KILLER_2:
             m = mp.killers[mp.stage - STAGE_KILLER_1]
             mp.stage += 1
-            if not skip_quiets and usable_quiet(mp, pos, m):
+            if usable_quiet(mp, pos, m):
                 return m
         elif mp.stage == STAGE_COUNTER:
             mp.stage = STAGE_QUIETS_INIT
             m = mp.counter
-            if not skip_quiets and m != mp.killers[0] and m != mp.killers[1] and usable_quiet(mp, pos, m):
+            if m != mp.killers[0] and m != mp.killers[1] and usable_quiet(mp, pos, m):
                 return m
         elif mp.stage == STAGE_QUIETS_INIT:
             mp.stage = STAGE_QUIETS
-            mp.count = 0
+            mp.count = generate_legal(pos, mp.moves, GEN_QUIETS)
             mp.index = 0
-            if not skip_quiets:
-                mp.count = generate_legal(pos, mp.moves, GEN_QUIETS)
-                score_quiets(mp, pos)
+            score_quiets(mp, pos)
         elif mp.stage == STAGE_QUIETS:
-            if not skip_quiets and mp.index < mp.count:
+            if mp.index < mp.count:
                 m = pick_best(mp)
                 if m == mp.tt_move or is_special_quiet(mp, m):
                     continue

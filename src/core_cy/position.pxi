@@ -12,6 +12,14 @@ ctypedef struct StateInfo:
     int plies_from_null
     int captured            # piece captured by the move that led here
     Move move               # move that led here
+    # What the move that led here changed on the board, for the network's
+    # accumulators: piece dirty_piece[i] left dirty_from[i] (NO_SQUARE: it
+    # appeared) and arrived on dirty_to[i] (NO_SQUARE: it vanished).
+    uint8_t dirty_count
+    uint8_t dirty_piece[3]
+    uint8_t dirty_from[3]
+    uint8_t dirty_to[3]
+    uint8_t acc_computed    # the accumulator of this state is up to date
 
 ctypedef struct Position:
     Bitboard by_type[7]     # [0] = all occupied squares, [PAWN..KING] = both colours
@@ -30,6 +38,7 @@ ctypedef struct Position:
     Bitboard castling_king_path[16] # squares the king stands on or crosses, to destination
     PackedScore psq                 # material + piece-square sum, white's view, incremental
     int phase                       # game phase from non-pawn material, PHASE_MAX = opening
+    Accumulator* accs               # network accumulators, one per state slot (NULL: none kept)
 
 
 cdef inline int type_of(int pc) noexcept nogil:
@@ -151,6 +160,14 @@ cdef inline void move_piece(Position* pos, Square f, Square t) noexcept nogil:
 
 # --- make / unmake ----------------------------------------------------------------
 
+cdef inline void add_dirty(StateInfo* st, Piece pc, Square f, Square t) noexcept nogil:
+    """Record for the accumulators that piece pc went from f to t (either may be NO_SQUARE)."""
+    cdef int i = st.dirty_count
+    st.dirty_piece[i] = pc
+    st.dirty_from[i] = f
+    st.dirty_to[i] = t
+    st.dirty_count = i + 1
+
 cdef inline bint can_capture_en_passant(const Position* pos, Square pawn_to, Color capturer) noexcept nogil:
     """Does a pawn of `capturer` stand beside the pawn that just double-pushed?"""
     return ((shift_west(sq_bb(pawn_to)) | shift_east(sq_bb(pawn_to)))
@@ -188,6 +205,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     st.plies_from_null = prev.plies_from_null + 1
     st.ep_square = NO_SQUARE
     st.move = m
+    st.dirty_count = 0
+    st.acc_computed = False
     if prev.ep_square != NO_SQUARE:
         key ^= ZOBRIST_EP[file_of(prev.ep_square)]
 
@@ -197,6 +216,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][t]
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)])
         do_castling(pos, us, f, t, False)
+        add_dirty(st, pc, f, castling_king_to(us, kingside))
+        add_dirty(st, make_piece(us, ROOK), t, castling_rook_to(us, kingside))
     else:
         capsq = t
         if kind == MK_EN_PASSANT:
@@ -205,6 +226,7 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
         if captured != NO_PIECE:
             key ^= ZOBRIST_PSQ[captured][capsq]
             remove_piece(pos, capsq)
+            add_dirty(st, captured, capsq, NO_SQUARE)
             st.rule50 = 0
         key ^= ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][t]
         move_piece(pos, f, t)
@@ -218,6 +240,11 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
                 remove_piece(pos, t)
                 put_piece(pos, promo, t)
                 key ^= ZOBRIST_PSQ[pc][t] ^ ZOBRIST_PSQ[promo][t]
+        if kind == MK_PROMOTION:
+            add_dirty(st, pc, f, NO_SQUARE)
+            add_dirty(st, make_piece(us, promotion_type(m)), NO_SQUARE, t)
+        else:
+            add_dirty(st, pc, f, t)
 
     rights = st.castling & (pos.castling_mask[f] | pos.castling_mask[t])
     if rights:
@@ -269,6 +296,8 @@ cdef void do_null_move(Position* pos) noexcept nogil:
     st.captured = NO_PIECE
     st.move = MOVE_NULL
     st.checkers = 0
+    st.dirty_count = 0
+    st.acc_computed = False
     pos.st = st
     pos.st_index += 1
     pos.game_ply += 1
@@ -320,11 +349,15 @@ cdef inline bint has_insufficient_material(const Position* pos) noexcept nogil:
 cdef void copy_position_into(Position* dst, const Position* src, StateInfo* states,
                              int capacity) noexcept nogil:
     """dst becomes src with its own state stack `states` (capacity > src.st_index)."""
+    cdef int i
     dst[0] = src[0]
     memcpy(states, src.states, sizeof(StateInfo) * (src.st_index + 1))
     dst.states = states
     dst.st_capacity = capacity
     dst.st = states + src.st_index
+    dst.accs = NULL             # the copy owns no accumulators until some are attached
+    for i in range(src.st_index + 1):
+        states[i].acc_computed = False
 
 # --- key from scratch (for validation) -------------------------------------------------
 

@@ -1,6 +1,10 @@
 # Search: iterative deepening, aspiration windows, principal variation search
 # with alpha-beta, quiescence, pruning and reductions. One SearchThread holds
-# everything a search mutates; only the transposition table is shared.
+# everything a search mutates; only the transposition table and the stop flag
+# are shared.
+#
+# `search` reads in numbered steps, each with the reason for its rule; every
+# number a rule uses is a named constant below, beside the rule's other numbers.
 
 cdef enum:
     VALUE_DRAW = 0
@@ -11,40 +15,57 @@ cdef enum:
     VALUE_TB_WIN = 20000          # a tablebase win, minus the ply where it was found
     VALUE_TB_WIN_IN_MAX_PLY = VALUE_TB_WIN - MAX_PLY   # at or beyond: a proven result
 
-# Pruning and reduction constants, each used by one rule below.
+# Pruning, reduction and extension constants, grouped by the rule that uses them.
 cdef enum:
-    ASPIRATION_MIN_DEPTH = 5
-    ASPIRATION_DELTA = 16
+    ASPIRATION_MIN_DEPTH = 5    # aspiration windows: search near the last score
+    ASPIRATION_DELTA = 16       #   first half-width; grows by half on each failure
+    ASPIRATION_MAX_DELTA = 1000 #   wider than this: search the full window
+    TB_STORE_DEPTH_BONUS = 6    # tablebase verdicts are stored this much deeper
     RFP_MAX_DEPTH = 8           # reverse futility: static eval far above beta
-    RFP_MARGIN = 75
-    NMP_MIN_DEPTH = 3           # null move: pass and still beat beta
-    NMP_BASE_REDUCTION = 3
-    NMP_EVAL_DIVISOR = 200
+    RFP_MARGIN = 75             #   per ply of depth
     RAZOR_MAX_DEPTH = 2         # razoring: static eval far below alpha, trust quiescence
-    RAZOR_MARGIN = 250
+    RAZOR_MARGIN = 250          #   per ply of depth
+    NMP_MIN_DEPTH = 3           # null move: pass and still beat beta
+    NMP_BASE_REDUCTION = 3      #   reduction: this much ...
+    NMP_DEPTH_DIVISOR = 4       #   ... plus one ply per this many plies of depth ...
+    NMP_EVAL_DIVISOR = 200      #   ... plus one per this many centipawns above beta ...
+    NMP_MAX_EVAL_REDUCTION = 3  #   ... at most this many from the eval
     IIR_MIN_DEPTH = 4           # internal iterative reduction without a TT move
     LMP_MAX_DEPTH = 8           # late move pruning: stop trying quiets after many
     FUTILITY_MAX_DEPTH = 6      # futility: eval plus margin cannot reach alpha
     FUTILITY_BASE = 80
-    FUTILITY_MARGIN = 90
+    FUTILITY_MARGIN = 90        #   per ply of depth
     SEE_QUIET_MAX_DEPTH = 8     # quiet moves that lose material by SEE
-    SEE_QUIET_MARGIN = 25       # times depth squared
+    SEE_QUIET_MARGIN = 25       #   times depth squared
     SEE_CAPTURE_MAX_DEPTH = 6   # captures that lose material by SEE
-    SEE_CAPTURE_MARGIN = 90     # times depth
-    LMR_MIN_DEPTH = 3
+    SEE_CAPTURE_MARGIN = 90     #   times depth
+    CHECK_EXTENSION_PLIES = 2   # check extension: only within this many times the root depth
+    LMR_MIN_DEPTH = 3           # late move reductions
+    LMR_HISTORY_DIVISOR = 6000  #   one ply less per this much history
+    ROOT_LMR_MIN_MOVES = 3      # root reductions: only after this many moves ...
+    ROOT_LMR_DIVISOR = 2        #   ... by the table's reduction divided by this
     QS_DELTA_MARGIN = 200       # quiescence delta pruning
-    HISTORY_MAX = 16384
-    TIME_CHECK_INTERVAL = 1024
-    CURRMOVE_AFTER_MS = 1000
+    HISTORY_MAX = 16384         # history scores saturate here
+    HISTORY_BONUS_SCALE = 16    #   bonus: this times depth squared ...
+    HISTORY_BONUS_MAX = 1200    #   ... at most this
+    MAX_QUIETS_TRIED = 64       # quiet moves remembered for the history malus
+    MATE_DEPTH_MARGIN = 6       # `go mate N` searches at most 2 N + this plies
+    MAX_SEARCH_DEPTH = MAX_PLY - 10
+    TIME_CHECK_INTERVAL = 1024  # nodes between two readings of the clock
+    CURRMOVE_AFTER_MS = 1000    # report the current root move after this long
 
 
+# Late move reductions: LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR.
+cdef double LMR_BASE = 0.8
+cdef double LMR_DIVISOR = 2.3
 cdef int LMR_TABLE[64][64]
 
 cdef void init_search_tables() noexcept nogil:
     cdef int d, m
     for d in range(64):
         for m in range(64):
-            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(0.8 + log(<double>d) * log(<double>m) / 2.3)
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else \
+                <int>(LMR_BASE + log(<double>d) * log(<double>m) / LMR_DIVISOR)
 
 cdef inline int lmp_threshold(int depth, bint improving) noexcept nogil:
     return (3 + depth * depth) // (2 - improving)
@@ -96,6 +117,8 @@ ctypedef struct SearchThread:
     uint64_t tb_hits
     StateInfo* own_states        # state stack storage for this thread's position copy
     int own_capacity
+    Accumulator* own_accs        # network accumulators, one per state slot
+    int own_accs_capacity
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -184,7 +207,7 @@ cdef void update_quiet_stats(SearchThread* t, int ply, Move best, const Move* qu
                              int depth) noexcept nogil:
     """Reward the quiet move that cut off; penalise the quiets tried before it."""
     cdef Color us = t.pos.side
-    cdef int bonus = min(16 * depth * depth, 1200), i
+    cdef int bonus = min(HISTORY_BONUS_SCALE * depth * depth, HISTORY_BONUS_MAX), i
     cdef Move prev = previous_move(&t.pos)
     if t.killers[ply][0] != best:
         t.killers[ply][1] = t.killers[ply][0]
@@ -222,67 +245,103 @@ cdef inline int probe_tablebase(SearchThread* t, int ply, int* value) noexcept n
     return BOUND_EXACT
 
 
-# --- quiescence -------------------------------------------------------------------
+# --- steps shared by search and qsearch ---------------------------------------------
 
-cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
-    cdef Position* pos = &t.pos
-    cdef bint pv_node = beta - alpha > 1
-    cdef bint in_check = pos.st.checkers != 0
-    cdef TTHit hit
-    cdef bint tt_hit
-    cdef Move tt_move = MOVE_NONE, m, best_move = MOVE_NONE
-    cdef int tt_score = VALUE_NONE, stand_pat, best, score, move_count = 0
-    cdef int raw_eval = VALUE_NONE
-    cdef MovePicker mp
-
+cdef inline int enter_node(SearchThread* t, int ply) noexcept nogil:
+    """Count the node and watch the limits; end the node at once on a stop, a draw
+    or the ply limit. VALUE_NONE: go on with the node."""
     t.nodes += 1
     check_limits(t)
     if ply > t.seldepth:
         t.seldepth = ply
     if stopped(t):
         return 0
-    if is_draw(pos, ply):
+    if is_draw(&t.pos, ply):
         return VALUE_DRAW
     if ply >= MAX_PLY - 1:
-        return evaluate(pos) if not in_check else VALUE_DRAW
+        return evaluate(&t.pos) if not t.pos.st.checkers else VALUE_DRAW
+    return VALUE_NONE
 
-    tt_hit = tt_probe(t.tt, pos.st.key, &hit)
-    if tt_hit:
-        tt_move = hit.move
-        tt_score = score_from_tt(hit.score, ply)
-        if not pv_node and tt_score != VALUE_NONE and (
-                hit.bound & (BOUND_LOWER if tt_score >= beta else BOUND_UPPER)):
-            return tt_score
+cdef inline int probe_tt(SearchThread* t, int ply, TTHit* hit, bint* found) noexcept nogil:
+    """Look the position up. Returns the stored score as seen from this ply (or
+    VALUE_NONE); on a miss `hit.move` is MOVE_NONE."""
+    found[0] = tt_probe(t.tt, t.pos.st.key, hit)
+    if not found[0]:
+        hit.move = MOVE_NONE
+        return VALUE_NONE
+    return score_from_tt(hit.score, ply)
 
+cdef inline bint tt_bound_allows(const TTHit* hit, int tt_score, int value) noexcept nogil:
+    """Does the stored bound put the true score on tt_score's side of `value`? A
+    lower bound does when tt_score >= value, an upper bound when it is below."""
+    return tt_score != VALUE_NONE and (hit.bound & (BOUND_LOWER if tt_score >= value else BOUND_UPPER)) != 0
+
+cdef inline int static_eval(SearchThread* t, const TTHit* hit, bint found) noexcept nogil:
+    """The static evaluation, taken from the TT entry when it stores one."""
+    return hit.eval if found and hit.eval != VALUE_NONE else evaluate(&t.pos)
+
+cdef inline int refined_eval(const TTHit* hit, int tt_score, int raw_eval) noexcept nogil:
+    """The static evaluation, replaced by the TT score when the bound says the true
+    score lies beyond it (a searched score is the better guess)."""
+    return tt_score if tt_bound_allows(hit, tt_score, raw_eval) else raw_eval
+
+
+# --- quiescence -------------------------------------------------------------------
+
+cdef inline bint qsearch_prunes(const Position* pos, Move m, bint in_check, int stand_pat,
+                                int alpha) noexcept nogil:
+    """Skip a capture that cannot matter: delta pruning (even winning the piece
+    cannot lift alpha) and captures that lose material by SEE."""
+    if not in_check and move_kind(m) != MK_PROMOTION and move_kind(m) != MK_EN_PASSANT \
+            and stand_pat + SEE_VALUE[type_of(pos.board[move_to(m)])] + QS_DELTA_MARGIN <= alpha:
+        return True
+    return not see_ge(pos, m, 0)
+
+cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
+    """Search captures and promotions (every evasion in check) until the position is
+    quiet; the side to move may stand pat on its static evaluation."""
+    cdef Position* pos = &t.pos
+    cdef bint pv_node = beta - alpha > 1
+    cdef bint in_check = pos.st.checkers != 0
+    cdef bint tt_hit
+    cdef TTHit hit
+    cdef Move m, best_move = MOVE_NONE
+    cdef int tt_score, stand_pat, best, score, move_count = 0, raw_eval = VALUE_NONE
+    cdef MovePicker mp
+
+    # Step 1. Count the node; stop, draw and ply limit end it at once.
+    score = enter_node(t, ply)
+    if score != VALUE_NONE:
+        return score
+
+    # Step 2. Transposition table cut-off (quiescence entries have any depth).
+    tt_score = probe_tt(t, ply, &hit, &tt_hit)
+    if tt_hit and not pv_node and tt_bound_allows(&hit, tt_score, beta):
+        return tt_score
+
+    # Step 3. Stand pat: out of check, the side to move need not capture at all.
     if in_check:
-        best = -VALUE_INFINITE
-        stand_pat = -VALUE_INFINITE
+        best = stand_pat = -VALUE_INFINITE
     else:
-        raw_eval = hit.eval if tt_hit and hit.eval != VALUE_NONE else evaluate(pos)
-        stand_pat = raw_eval
-        if tt_score != VALUE_NONE and (hit.bound & (BOUND_LOWER if tt_score > stand_pat else BOUND_UPPER)):
-            stand_pat = tt_score
+        raw_eval = static_eval(t, &hit, tt_hit)
+        stand_pat = refined_eval(&hit, tt_score, raw_eval)
         if stand_pat >= beta:
             if not tt_hit:
                 tt_store(t.tt, pos.st.key, MOVE_NONE, score_to_tt(stand_pat, ply), raw_eval, 0, BOUND_LOWER)
             return stand_pat
-        if stand_pat > alpha:
-            alpha = stand_pat
+        alpha = max(alpha, stand_pat)
         best = stand_pat
 
-    picker_init_qsearch(&mp, pos, tt_move, <const int (*)[64][64]>t.history)
+    # Step 4. The captures, best first; once a move has saved us from being mated,
+    # those that cannot matter are skipped.
+    picker_init_qsearch(&mp, pos, hit.move, <const int (*)[64][64]>t.history)
     while True:
-        m = next_move(&mp, pos, False)
+        m = next_move(&mp, pos)
         if m == MOVE_NONE:
             break
         move_count += 1
-        if not in_check or best > -VALUE_TB_WIN_IN_MAX_PLY:
-            if not in_check and move_kind(m) != MK_PROMOTION and \
-                    stand_pat + SEE_VALUE[type_of(pos.board[move_to(m)])] + QS_DELTA_MARGIN <= alpha \
-                    and move_kind(m) != MK_EN_PASSANT:
-                continue      # delta pruning: even winning this piece cannot lift alpha
-            if not see_ge(pos, m, 0):
-                continue
+        if (not in_check or best > -VALUE_TB_WIN_IN_MAX_PLY) and qsearch_prunes(pos, m, in_check, stand_pat, alpha):
+            continue
         do_move(pos, m)
         score = -qsearch(t, -beta, -alpha, ply + 1)
         undo_move(pos, m)
@@ -296,6 +355,7 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
                     break
                 alpha = score
 
+    # Step 5. Checkmate, or store the result.
     if in_check and move_count == 0:
         return mated_in(ply)
     tt_store(t.tt, pos.st.key, best_move, score_to_tt(best, ply), raw_eval, 0,
@@ -303,179 +363,300 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
     return best
 
 
-# --- main search --------------------------------------------------------------------
+# --- main search: the steps before the moves ---------------------------------------
 
-cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint cut_node) noexcept nogil:
+# What a node of the main search knows once it has looked itself up.
+ctypedef struct Node:
+    int alpha
+    int beta
+    int depth
+    int ply
+    bint pv_node
+    bint cut_node
+    bint in_check
+    bint improving        # static eval above its value two plies ago
+    bint tt_hit
+    TTHit hit             # the TT entry (hit.move is MOVE_NONE on a miss)
+    int tt_score          # its score from this ply, or VALUE_NONE
+    int raw_eval          # static evaluation (VALUE_NONE in check)
+    int eval              # raw_eval refined by the TT score
+
+cdef inline int tablebase_step(SearchThread* t, Node* n, int* best, int* max_value) noexcept nogil:
+    """Step 4: a tablebase verdict that settles the node ends it (its score is
+    returned); in a PV node any other verdict bounds the score. VALUE_NONE: go on."""
+    cdef int value = 0
+    cdef int bound = probe_tablebase(t, n.ply, &value)
+    if bound == BOUND_NONE:
+        return VALUE_NONE
+    if bound == BOUND_EXACT or (bound == BOUND_LOWER and value >= n.beta) \
+            or (bound == BOUND_UPPER and value <= n.alpha):
+        tt_store(t.tt, t.pos.st.key, MOVE_NONE, score_to_tt(value, n.ply), VALUE_NONE,
+                 min(n.depth + TB_STORE_DEPTH_BONUS, MAX_PLY - 1), bound)
+        return value
+    if n.pv_node and bound == BOUND_LOWER:
+        best[0] = value
+        n.alpha = max(n.alpha, value)
+    elif n.pv_node:
+        max_value[0] = value
+    return VALUE_NONE
+
+cdef inline void evaluate_node(SearchThread* t, Node* n) noexcept nogil:
+    """Step 5: the static evaluation, refined by the TT score, and whether it improves
+    on the position two plies ago (pruning is then more careful)."""
+    if n.in_check:
+        t.static_eval[n.ply] = VALUE_NONE
+        n.raw_eval = VALUE_NONE
+        n.eval = VALUE_NONE
+        n.improving = False
+        return
+    n.raw_eval = static_eval(t, &n.hit, n.tt_hit)
+    t.static_eval[n.ply] = n.raw_eval
+    n.eval = refined_eval(&n.hit, n.tt_score, n.raw_eval)
+    n.improving = n.ply >= 2 and t.static_eval[n.ply - 2] != VALUE_NONE \
+        and n.raw_eval > t.static_eval[n.ply - 2]
+
+cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
+    """Steps 6 to 8, in non-PV nodes out of check: cut the node short when the static
+    evaluation says how it will end. Returns the node's score, or VALUE_NONE."""
     cdef Position* pos = &t.pos
-    cdef bint pv_node = beta - alpha > 1
-    cdef bint in_check = pos.st.checkers != 0
-    cdef bint improving, tt_hit, quiet, checking
-    cdef TTHit hit
-    cdef Move tt_move = MOVE_NONE, m, best_move = MOVE_NONE
-    cdef Move quiets_tried[64]
-    cdef int quiet_count = 0
-    cdef int tt_score = VALUE_NONE, eval = VALUE_NONE, raw_eval = VALUE_NONE
-    cdef int best = -VALUE_INFINITE, score = -VALUE_INFINITE, move_count = 0, new_depth, reduction, r, extension
-    cdef int tb_bound, tb_value = 0, max_value = VALUE_INFINITE
+    cdef int score, r, depth = n.depth, eval = n.eval
+
+    # Step 6. Reverse futility pruning: so far above beta that a quiet move keeps us there.
+    if depth <= RFP_MAX_DEPTH and eval - RFP_MARGIN * (depth - n.improving) >= n.beta \
+            and eval < VALUE_TB_WIN_IN_MAX_PLY:
+        return eval
+
+    # Step 7. Razoring: so far below alpha that only captures can help; ask quiescence.
+    if depth <= RAZOR_MAX_DEPTH and eval + RAZOR_MARGIN * depth < n.alpha:
+        score = qsearch(t, n.alpha, n.alpha + 1, n.ply)
+        if score <= n.alpha:
+            return score
+
+    # Step 8. Null move pruning: if passing still beats beta, a real move will too
+    # (not in pawn endings, where passing may be the best move: zugzwang).
+    if depth >= NMP_MIN_DEPTH and eval >= n.beta and pos.st.move != MOVE_NULL \
+            and has_non_pawn_material(pos, pos.side) and n.beta > -VALUE_TB_WIN_IN_MAX_PLY:
+        r = NMP_BASE_REDUCTION + depth // NMP_DEPTH_DIVISOR \
+            + min((eval - n.beta) // NMP_EVAL_DIVISOR, NMP_MAX_EVAL_REDUCTION)
+        do_null_move(pos)
+        score = -search(t, -n.beta, -n.beta + 1, depth - r, n.ply + 1, not n.cut_node)
+        undo_null_move(pos)
+        if stopped(t):
+            return 0
+        if score >= n.beta:
+            return n.beta if score >= VALUE_TB_WIN_IN_MAX_PLY else score   # unproven mates
+    return VALUE_NONE
+
+
+# --- main search: the steps for each move ------------------------------------------
+
+cdef inline bint prune_move(SearchThread* t, const Node* n, Move m, bint quiet, int move_count) noexcept nogil:
+    """Step 10: shallow-depth pruning of a move not worth searching."""
+    cdef Position* pos = &t.pos
+    cdef int depth = n.depth
+    if quiet and not gives_check(pos, m):
+        # Late move pruning: after this many quiets, the rest rarely matter.
+        if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, n.improving):
+            return True
+        # Futility pruning: the eval plus a margin cannot reach alpha.
+        if not n.in_check and depth <= FUTILITY_MAX_DEPTH \
+                and n.eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= n.alpha:
+            return True
+        # A quiet move that loses material by SEE.
+        return depth <= SEE_QUIET_MAX_DEPTH and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth)
+    # A capture that loses material by SEE.
+    return not quiet and depth <= SEE_CAPTURE_MAX_DEPTH and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth)
+
+cdef inline int late_move_reduction(SearchThread* t, const Node* n, const MovePicker* mp, Move m,
+                                    int move_count, bint checking) noexcept nogil:
+    """Plies to take off a late quiet move (called with the move made): the table's
+    value, more in non-PV and expected cut nodes, less for improving positions,
+    checks, killers and counter moves, and moves with a good history."""
+    cdef int r = LMR_TABLE[min(n.depth, 63)][min(move_count, 63)]
+    r += not n.pv_node
+    r += n.cut_node
+    r -= n.improving
+    r -= checking
+    r -= is_special_quiet(mp, m)
+    r -= t.history[t.pos.side ^ 1][move_from(m)][move_to(m)] // LMR_HISTORY_DIVISOR
+    return r
+
+cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp, Move m, bint quiet,
+                            int move_count) noexcept nogil:
+    """Steps 11 to 13: play m, search it with the right depth and window, take it back."""
+    cdef Position* pos = &t.pos
+    cdef int ply = n.ply, alpha = n.alpha, beta = n.beta
+    cdef int score = -VALUE_INFINITE, new_depth, r
+    cdef bint checking
+    do_move(pos, m)
+    t.pv_length[ply + 1] = ply + 1
+    checking = pos.st.checkers != 0
+
+    # Step 11. Check extension, bounded so that perpetual checks cannot run away.
+    new_depth = n.depth - 1 + (1 if checking and ply < CHECK_EXTENSION_PLIES * t.root_depth else 0)
+
+    # Step 12. Late move reductions: a late quiet move is searched shallower with a
+    # null window first, and again at full depth only if it beats alpha.
+    if n.depth >= LMR_MIN_DEPTH and move_count > 1 + n.pv_node and quiet:
+        r = late_move_reduction(t, n, mp, m, move_count, checking)
+        r = max(1, min(new_depth - max(r, 0), new_depth))
+        score = -search(t, -alpha - 1, -alpha, r, ply + 1, True)
+        if score > alpha and r < new_depth:
+            score = -search(t, -alpha - 1, -alpha, new_depth, ply + 1, not n.cut_node)
+    elif not n.pv_node or move_count > 1:
+        score = -search(t, -alpha - 1, -alpha, new_depth, ply + 1, not n.cut_node)
+
+    # Step 13. Principal variation search: the first move of a PV node, and any move
+    # that lands inside the window, is searched again with the full window.
+    if n.pv_node and (move_count == 1 or (score > alpha and score < beta)):
+        score = -search(t, -beta, -alpha, new_depth, ply + 1, False)
+    undo_move(pos, m)
+    return score
+
+
+# --- main search ----------------------------------------------------------------------
+
+cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) noexcept nogil:
+    """Steps 10 to 15: try the moves in the picker's order; the node's score."""
+    cdef Position* pos = &t.pos
     cdef MovePicker mp
-
-    if depth <= 0:
-        return qsearch(t, alpha, beta, ply)
-
-    t.pv_length[ply] = ply
-    t.nodes += 1
-    check_limits(t)
-    if ply > t.seldepth:
-        t.seldepth = ply
-    if stopped(t):
-        return 0
-    if is_draw(pos, ply):
-        return VALUE_DRAW
-    if ply >= MAX_PLY - 1:
-        return evaluate(pos) if not in_check else VALUE_DRAW
-
-    # Mate distance pruning: no line from here beats a mate already found nearer the root.
-    alpha = max(alpha, mated_in(ply))
-    beta = min(beta, mate_in(ply + 1))
-    if alpha >= beta:
-        return alpha
-
-    tt_hit = tt_probe(t.tt, pos.st.key, &hit)
-    if tt_hit:
-        tt_move = hit.move
-        tt_score = score_from_tt(hit.score, ply)
-        if not pv_node and hit.depth >= depth and tt_score != VALUE_NONE and (
-                hit.bound & (BOUND_LOWER if tt_score >= beta else BOUND_UPPER)):
-            return tt_score
-
-    # Tablebases: a settling verdict ends the node; otherwise it bounds the PV score.
-    tb_bound = probe_tablebase(t, ply, &tb_value)
-    if tb_bound != BOUND_NONE:
-        if tb_bound == BOUND_EXACT or (tb_bound == BOUND_LOWER and tb_value >= beta) \
-                or (tb_bound == BOUND_UPPER and tb_value <= alpha):
-            tt_store(t.tt, pos.st.key, MOVE_NONE, score_to_tt(tb_value, ply), VALUE_NONE,
-                     min(depth + 6, MAX_PLY - 1), tb_bound)
-            return tb_value
-        if pv_node and tb_bound == BOUND_LOWER:
-            best = tb_value
-            alpha = max(alpha, best)
-        elif pv_node:
-            max_value = tb_value
-
-    # Static evaluation, refined by the TT score when its bound allows.
-    if in_check:
-        t.static_eval[ply] = VALUE_NONE
-        improving = False
-    else:
-        raw_eval = hit.eval if tt_hit and hit.eval != VALUE_NONE else evaluate(pos)
-        t.static_eval[ply] = raw_eval
-        eval = raw_eval
-        if tt_score != VALUE_NONE and (hit.bound & (BOUND_LOWER if tt_score > eval else BOUND_UPPER)):
-            eval = tt_score
-        improving = ply >= 2 and t.static_eval[ply - 2] != VALUE_NONE and raw_eval > t.static_eval[ply - 2]
-
-    if not in_check and not pv_node:
-        # Reverse futility pruning.
-        if depth <= RFP_MAX_DEPTH and eval - RFP_MARGIN * (depth - improving) >= beta \
-                and eval < VALUE_TB_WIN_IN_MAX_PLY:
-            return eval
-        # Razoring.
-        if depth <= RAZOR_MAX_DEPTH and eval + RAZOR_MARGIN * depth < alpha:
-            score = qsearch(t, alpha, alpha + 1, ply)
-            if score <= alpha:
-                return score
-        # Null move pruning.
-        if depth >= NMP_MIN_DEPTH and eval >= beta and pos.st.move != MOVE_NULL \
-                and has_non_pawn_material(pos, pos.side) and beta > -VALUE_TB_WIN_IN_MAX_PLY:
-            r = NMP_BASE_REDUCTION + depth // 4 + min((eval - beta) // NMP_EVAL_DIVISOR, 3)
-            do_null_move(pos)
-            score = -search(t, -beta, -beta + 1, depth - r, ply + 1, not cut_node)
-            undo_null_move(pos)
-            if stopped(t):
-                return 0
-            if score >= beta:
-                return beta if score >= VALUE_TB_WIN_IN_MAX_PLY else score
-
-    # Internal iterative reduction: without a TT move this node is probably less important.
-    if depth >= IIR_MIN_DEPTH and tt_move == MOVE_NONE:
-        depth -= 1
-
+    cdef Move m, best_move = MOVE_NONE
+    cdef Move quiets_tried[MAX_QUIETS_TRIED]
+    cdef int quiet_count = 0, move_count = 0, score, ply = n.ply
+    cdef bint quiet
     t.killers[ply + 1][0] = MOVE_NONE
     t.killers[ply + 1][1] = MOVE_NONE
-    picker_init(&mp, pos, tt_move, t.killers[ply], counter_move(t), <const int (*)[64][64]>t.history)
+    picker_init(&mp, pos, n.hit.move, t.killers[ply], counter_move(t), <const int (*)[64][64]>t.history)
     while True:
-        m = next_move(&mp, pos, False)
+        m = next_move(&mp, pos)
         if m == MOVE_NONE:
             break
         move_count += 1
         quiet = is_quiet(pos, m)
 
-        # Shallow-depth pruning of quiet moves that do not check, only once a move
-        # has saved us from being mated.
-        if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side):
-            if quiet and not gives_check(pos, m):
-                if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, improving):
-                    continue
-                if not in_check and depth <= FUTILITY_MAX_DEPTH \
-                        and eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha:
-                    continue
-                if depth <= SEE_QUIET_MAX_DEPTH and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth):
-                    continue
-            elif not quiet and depth <= SEE_CAPTURE_MAX_DEPTH and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth):
-                continue
+        # Step 10. Shallow-depth pruning, once a move has saved us from being mated
+        # (and not in pawn endings, where the quiet moves are the whole game).
+        if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side) \
+                and prune_move(t, n, m, quiet, move_count):
+            continue
 
-        do_move(pos, m)
-        t.pv_length[ply + 1] = ply + 1
-        checking = pos.st.checkers != 0
-        # Check extension, bounded so that perpetual checks cannot run away.
-        extension = 1 if checking and ply < 2 * t.root_depth else 0
-        new_depth = depth - 1 + extension
-
-        # Late move reductions for quiet moves searched late.
-        if depth >= LMR_MIN_DEPTH and move_count > 1 + pv_node and quiet:
-            reduction = LMR_TABLE[min(depth, 63)][min(move_count, 63)]
-            reduction += not pv_node
-            reduction += cut_node
-            reduction -= improving
-            reduction -= checking
-            reduction -= m == mp.killers[0] or m == mp.killers[1] or m == mp.counter
-            reduction -= t.history[pos.side ^ 1][move_from(m)][move_to(m)] // 6000
-            r = max(1, min(new_depth - max(reduction, 0), new_depth))
-            score = -search(t, -alpha - 1, -alpha, r, ply + 1, True)
-            if score > alpha and r < new_depth:
-                score = -search(t, -alpha - 1, -alpha, new_depth, ply + 1, not cut_node)
-        elif not pv_node or move_count > 1:
-            score = -search(t, -alpha - 1, -alpha, new_depth, ply + 1, not cut_node)
-        if pv_node and (move_count == 1 or (score > alpha and score < beta)):
-            score = -search(t, -beta, -alpha, new_depth, ply + 1, False)
-        undo_move(pos, m)
-
+        # Steps 11 to 13. Extension, reductions, principal variation search.
+        score = search_move(t, n, &mp, m, quiet, move_count)
         if stopped(t):
             return 0
+
+        # Step 14. A new best move; a cut-off rewards the quiet move that caused it.
         if score > best:
             best = score
-            if score > alpha:
+            if score > n.alpha:
                 best_move = m
-                if pv_node:
+                if n.pv_node:
                     update_pv(t, ply, m)
-                if score >= beta:
+                if score >= n.beta:
                     if quiet:
-                        update_quiet_stats(t, ply, m, quiets_tried, quiet_count, depth)
+                        update_quiet_stats(t, ply, m, quiets_tried, quiet_count, n.depth)
                     break
-                alpha = score
-        if quiet and m != best_move and quiet_count < 64:
+                n.alpha = score
+        if quiet and m != best_move and quiet_count < MAX_QUIETS_TRIED:
             quiets_tried[quiet_count] = m
             quiet_count += 1
 
+    # Step 15. Checkmate or stalemate; otherwise store the result.
     if move_count == 0:
-        return mated_in(ply) if in_check else VALUE_DRAW
+        return mated_in(ply) if n.in_check else VALUE_DRAW
     best = min(best, max_value)
-    tt_store(t.tt, pos.st.key, best_move, score_to_tt(best, ply), raw_eval, depth,
-             node_bound(best, beta, pv_node and best_move != MOVE_NONE))
+    tt_store(t.tt, pos.st.key, best_move, score_to_tt(best, ply), n.raw_eval, n.depth,
+             node_bound(best, n.beta, n.pv_node and best_move != MOVE_NONE))
     return best
+
+cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint cut_node) noexcept nogil:
+    """Alpha-beta search of the position `depth` plies deep; the score of the side to move."""
+    cdef Node n
+    cdef int score, best = -VALUE_INFINITE, max_value = VALUE_INFINITE
+
+    # At the horizon only captures are searched, until the position is quiet.
+    if depth <= 0:
+        return qsearch(t, alpha, beta, ply)
+    n.pv_node = beta - alpha > 1
+    n.cut_node = cut_node
+    n.in_check = t.pos.st.checkers != 0
+    n.depth = depth
+    n.ply = ply
+
+    # Step 1. Count the node; stop, draw and ply limit end it at once.
+    t.pv_length[ply] = ply
+    score = enter_node(t, ply)
+    if score != VALUE_NONE:
+        return score
+
+    # Step 2. Mate distance pruning: no line from here beats a mate already found nearer the root.
+    n.alpha = max(alpha, mated_in(ply))
+    n.beta = min(beta, mate_in(ply + 1))
+    if n.alpha >= n.beta:
+        return n.alpha
+
+    # Step 3. Transposition table cut-off, outside PV nodes, from an entry deep enough.
+    n.tt_score = probe_tt(t, ply, &n.hit, &n.tt_hit)
+    if n.tt_hit and not n.pv_node and n.hit.depth >= depth and tt_bound_allows(&n.hit, n.tt_score, n.beta):
+        return n.tt_score
+
+    # Step 4. Tablebases.
+    score = tablebase_step(t, &n, &best, &max_value)
+    if score != VALUE_NONE:
+        return score
+
+    # Step 5. Static evaluation.
+    evaluate_node(t, &n)
+
+    # Steps 6 to 8. Reverse futility pruning, razoring, null move.
+    if not n.in_check and not n.pv_node:
+        score = prune_node(t, &n)
+        if score != VALUE_NONE:
+            return score
+
+    # Step 9. Internal iterative reduction: without a TT move this node is probably less important.
+    if n.depth >= IIR_MIN_DEPTH and n.hit.move == MOVE_NONE:
+        n.depth -= 1
+    return search_moves(t, &n, best, max_value)
 
 
 # --- root ---------------------------------------------------------------------------
+
+cdef inline void add_root_move(SearchThread* t, Move m) noexcept nogil:
+    """Append m to the root moves, not yet searched."""
+    cdef RootMove* rm = &t.root_moves[t.root_count]
+    rm.move = m
+    rm.score = -VALUE_INFINITE
+    rm.previous_score = -VALUE_INFINITE
+    rm.pv[0] = m
+    rm.pv_length = 1
+    rm.seldepth = 0
+    t.root_count += 1
+
+cdef void order_root_moves(SearchThread* t) noexcept nogil:
+    """Initial root order: the staged picker's order (TT move, captures, quiets)."""
+    cdef MovePicker mp
+    cdef TTHit hit
+    cdef Move m, tt_move = MOVE_NONE
+    cdef Move no_killers[2]
+    cdef RootMove tmp
+    cdef int placed = 0, i
+    no_killers[0] = MOVE_NONE
+    no_killers[1] = MOVE_NONE
+    if tt_probe(t.tt, t.pos.st.key, &hit):
+        tt_move = hit.move
+    picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history)
+    while placed < t.root_count:
+        m = next_move(&mp, &t.pos)
+        if m == MOVE_NONE:
+            break
+        for i in range(placed, t.root_count):
+            if t.root_moves[i].move == m:
+                tmp = t.root_moves[placed]
+                t.root_moves[placed] = t.root_moves[i]
+                t.root_moves[i] = tmp
+                placed += 1
+                break
 
 cdef void sort_root_moves(SearchThread* t, int first, int last) noexcept nogil:
     """Stable insertion sort of root_moves[first:last] by score, best first."""
@@ -499,33 +680,48 @@ cdef inline void save_root_pv(SearchThread* t, RootMove* rm) noexcept nogil:
         rm.pv[i] = t.pv[1][i]
         rm.pv_length = i + 1
 
-cdef int search_root(SearchThread* t, int alpha, int beta, int depth) noexcept nogil:
+cdef inline int root_reduction(int depth, int move_count, bint quiet, bint checking) noexcept nogil:
+    """Late move reduction at the root: half the table's value, for quiet moves that
+    do not check, after the first few (the root's order is the last iteration's)."""
+    if depth >= LMR_MIN_DEPTH and move_count > ROOT_LMR_MIN_MOVES and quiet and not checking:
+        return LMR_TABLE[min(depth, 63)][min(move_count, 63)] // ROOT_LMR_DIVISOR
+    return 0
+
+cdef inline int search_root_move(SearchThread* t, RootMove* rm, int alpha, int beta, int depth,
+                                 int move_count) noexcept nogil:
+    """Play a root move and search it: the first with the full window, the others
+    with a null window (reduced when late) and again with the full window when they
+    beat alpha. Every root move is extended when it checks."""
     cdef Position* pos = &t.pos
+    cdef bint quiet = is_quiet(pos, rm.move)
+    cdef int score, r, new_depth
+    do_move(pos, rm.move)
+    t.nodes += 1
+    t.pv_length[1] = 1
+    new_depth = depth - 1 + (1 if pos.st.checkers else 0)
+    if move_count == 1:
+        score = -search(t, -beta, -alpha, new_depth, 1, False)
+    else:
+        r = root_reduction(depth, move_count, quiet, pos.st.checkers != 0)
+        score = -search(t, -alpha - 1, -alpha, new_depth - r, 1, True)
+        if score > alpha and r > 0:
+            score = -search(t, -alpha - 1, -alpha, new_depth, 1, True)
+        if score > alpha:
+            score = -search(t, -beta, -alpha, new_depth, 1, False)
+    undo_move(pos, rm.move)
+    return score
+
+cdef int search_root(SearchThread* t, int alpha, int beta, int depth) noexcept nogil:
+    """Search the root moves from pv_index on. A move that fails low keeps no score
+    (-VALUE_INFINITE), so sorting puts the moves that raised alpha first."""
     cdef RootMove* rm
-    cdef int i, score, best = -VALUE_INFINITE, move_count = 0, new_depth, r
-    cdef bint quiet
+    cdef int i, score, best = -VALUE_INFINITE, move_count = 0
     for i in range(t.pv_index, t.root_count):
         rm = &t.root_moves[i]
         move_count += 1
         if t.reporter != NULL and elapsed_ms(t) >= CURRMOVE_AFTER_MS:
             report_currmove(t, rm.move, move_count + t.pv_index, depth)
-        quiet = is_quiet(pos, rm.move)
-        do_move(pos, rm.move)
-        t.nodes += 1
-        t.pv_length[1] = 1
-        new_depth = depth - 1 + (1 if pos.st.checkers else 0)
-        if move_count == 1:
-            score = -search(t, -beta, -alpha, new_depth, 1, False)
-        else:
-            r = 0
-            if depth >= LMR_MIN_DEPTH and move_count > 3 and quiet and not pos.st.checkers:
-                r = LMR_TABLE[min(depth, 63)][min(move_count, 63)] // 2
-            score = -search(t, -alpha - 1, -alpha, new_depth - r, 1, True)
-            if score > alpha and r > 0:
-                score = -search(t, -alpha - 1, -alpha, new_depth, 1, True)
-            if score > alpha:
-                score = -search(t, -beta, -alpha, new_depth, 1, False)
-        undo_move(pos, rm.move)
+        score = search_root_move(t, rm, alpha, beta, depth, move_count)
         if stopped(t):
             break
         if move_count == 1 or score > alpha:
@@ -568,7 +764,7 @@ cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
         else:
             return score
         delta += delta // 2
-        if delta > 1000:
+        if delta > ASPIRATION_MAX_DELTA:
             alpha = -VALUE_INFINITE
             beta = VALUE_INFINITE
 
@@ -578,11 +774,11 @@ cdef inline bint helper_skips_depth(const SearchThread* t, int depth) noexcept n
 
 cdef void iterative_deepening(SearchThread* t) noexcept nogil:
     cdef int depth, i, soft, lines = min(max(t.limits.multipv, 1), t.root_count)
-    cdef int max_depth = MAX_PLY - 10
+    cdef int max_depth = MAX_SEARCH_DEPTH
     if t.limits.depth > 0:
         max_depth = min(max_depth, t.limits.depth)
     if t.limits.mate > 0:
-        max_depth = min(max_depth, 2 * t.limits.mate + 6)
+        max_depth = min(max_depth, 2 * t.limits.mate + MATE_DEPTH_MARGIN)
     for depth in range(1, max_depth + 1):
         if helper_skips_depth(t, depth):
             continue

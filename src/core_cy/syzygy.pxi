@@ -139,13 +139,13 @@ cdef inline int tb_flipdiag(int sq) noexcept nogil:
     return ((sq >> 3) | (sq << 3)) & 63
 
 
-cdef void tb_build_tables() noexcept nogil:
-    cdef int sq, f, r, t, i, j, k, n, ksq
-    cdef uint64_t total
-    cdef int tri_sq[10]
-    global TB_TABLES_READY, TB_UNIQUE3_TOTAL
-    if TB_TABLES_READY:
-        return
+# The ten square classes of the a1-d1-d4 triangle: first the six off the
+# diagonal, then the four on it.
+cdef int TB_TRI_SQ[10]
+TB_TRI_SQ[:] = [1, 2, 3, 10, 11, 19, 0, 9, 18, 27]
+
+cdef void tb_build_binomials() noexcept nogil:
+    cdef int k, n
     for k in range(8):
         for n in range(65):
             if k == 0:
@@ -154,10 +154,10 @@ cdef void tb_build_tables() noexcept nogil:
                 TB_BINOM[k][n] = 0
             else:
                 TB_BINOM[k][n] = TB_BINOM[k - 1][n - 1] + TB_BINOM[k][n - 1]
-    # The ten square classes of the a1-d1-d4 triangle: first the six off the
-    # diagonal, then the four on it.
-    tri_sq[0] = 1; tri_sq[1] = 2; tri_sq[2] = 3; tri_sq[3] = 10; tri_sq[4] = 11
-    tri_sq[5] = 19; tri_sq[6] = 0; tri_sq[7] = 9; tri_sq[8] = 18; tri_sq[9] = 27
+
+cdef void tb_build_square_maps() noexcept nogil:
+    """Each square's triangle class, below-diagonal number and place on a diagonal."""
+    cdef int sq, f, r, t, n
     for sq in range(64):
         f = sq & 7
         r = sq >> 3
@@ -168,7 +168,7 @@ cdef void tb_build_tables() noexcept nogil:
         if r > f:
             f, r = r, f
         for t in range(10):
-            if tri_sq[t] == r * 8 + f:
+            if TB_TRI_SQ[t] == r * 8 + f:
                 TB_TRIANGLE[sq] = t
     # Below-diagonal numbering: rank by rank, files right of the diagonal.
     n = 0
@@ -184,15 +184,17 @@ cdef void tb_build_tables() noexcept nogil:
     for r in range(8):
         TB_ON_DIAG[r * 9] = r
         TB_ON_DIAG[r * 8 + 7 - r] = 8 + r
-    # King pairs: the first king in the triangle, the second anywhere not next to
-    # it; with the first king on the diagonal the second goes below it, and pairs
-    # with both kings on the diagonal are numbered last.
-    n = 0
+
+cdef void tb_build_king_pairs() noexcept nogil:
+    """King pairs: the first king in the triangle, the second anywhere not next to
+    it; with the first king on the diagonal the second goes below it, and pairs
+    with both kings on the diagonal are numbered last."""
+    cdef int t, sq, ksq, n = 0
     for t in range(10):
         for sq in range(64):
             TB_KK[t][sq] = -1
     for t in range(10):
-        ksq = tri_sq[t]
+        ksq = TB_TRI_SQ[t]
         for sq in range(64):
             if tb_kings_touch(ksq, sq):
                 continue
@@ -201,15 +203,16 @@ cdef void tb_build_tables() noexcept nogil:
             TB_KK[t][sq] = n
             n += 1
     for t in range(6, 10):
-        ksq = tri_sq[t]
+        ksq = TB_TRI_SQ[t]
         for sq in range(64):
             if tb_offdiag(sq) == 0 and not tb_kings_touch(ksq, sq):
                 TB_KK[t][sq] = n
                 n += 1
-    # Three lone leading pieces: first piece off the diagonal; first on, second
-    # off; first two on, third off; all three on.
-    TB_UNIQUE3_TOTAL = 6 * 63 * 62 + 4 * 28 * 62 + 4 * 7 * 28 + 4 * 7 * 6
-    # Pawns: slots run up each file from rank 2 to rank 7, files a to d.
+
+cdef void tb_build_pawn_maps() noexcept nogil:
+    """Pawns: slots run up each file from rank 2 to rank 7, files a to d."""
+    cdef int sq, f, r, k, i, j
+    cdef uint64_t total
     for sq in range(64):
         TB_PAWN_SLOT[sq] = 0
         TB_PAWN_ORDER[sq] = 0
@@ -230,6 +233,18 @@ cdef void tb_build_tables() noexcept nogil:
                 TB_PAWN_BASE[i][f * 6 + j] = total
                 total += 1 if i == 0 else TB_BINOM[i][TB_PAWN_ORDER[TB_PAWN_SQ[f * 6 + j]]]
             TB_PAWN_TOTAL[i][f] = total
+
+cdef void tb_build_tables() noexcept nogil:
+    global TB_TABLES_READY, TB_UNIQUE3_TOTAL
+    if TB_TABLES_READY:
+        return
+    tb_build_binomials()
+    tb_build_square_maps()
+    tb_build_king_pairs()
+    # Three lone leading pieces: first piece off the diagonal; first on, second
+    # off; first two on, third off; all three on.
+    TB_UNIQUE3_TOTAL = 6 * 63 * 62 + 4 * 28 * 62 + 4 * 7 * 28 + 4 * 7 * 6
+    tb_build_pawn_maps()
     # WDL value + 2 -> which DTZ map applies; which flag says "counted in plies";
     # the DTZ reported for a zeroing move of each WDL class.
     TB_WDL_TO_MAP[0] = 1; TB_WDL_TO_MAP[1] = 3; TB_WDL_TO_MAP[2] = 0
@@ -506,50 +521,65 @@ cdef int tb_pieces_match(TBEntry* e, const uint8_t* codes) noexcept nogil:
 cdef inline uint64_t tb_align64(uint64_t p) noexcept nogil:
     return (p + 63) & ~(<uint64_t>63)
 
+cdef inline int tb_coding_bytes(const TBEntry* e) noexcept nogil:
+    """Bytes of one sub-table's coding: order byte(s), then one byte per piece."""
+    return e.num + (2 if e.has_pawns and e.other_pawns else 1)
+
+cdef int tb_read_coding(TBEntry* e, TBCoding* c, const uint8_t* at, int shift, int pawn_file) noexcept nogil:
+    """Read one sub-table's piece order (the nibble at `shift` of each byte) and
+    derive its index factors; 0 when the file disagrees with its name."""
+    cdef int i, order = (at[0] >> shift) & 0xF, order2
+    cdef int order_bytes = tb_coding_bytes(e) - e.num
+    for i in range(e.num):
+        c.pieces[i] = (at[order_bytes + i] >> shift) & 0xF
+    if not tb_pieces_match(e, c.pieces):
+        return 0
+    if not e.has_pawns:
+        tb_group_pieces(e, c, 3 if e.encoding == TB_ENC_UNIQUE3 else 2)
+        return tb_factors_pieces(e, c, order)
+    if (c.pieces[0] & 7) != PAWN:
+        return 0
+    order2 = (at[1] >> shift) & 0xF if e.other_pawns else 0xF
+    tb_group_pawns(e, c)
+    return tb_factors_pawns(e, c, order, order2, pawn_file)
+
+cdef uint64_t tb_place_tables(TBPairs** pairs, uint64_t** sizes, int count, const uint8_t* base,
+                              uint64_t p) noexcept nogil:
+    """Point each sub-table at its index table, size table and data, stored kind
+    after kind from offset p; returns the offset after them."""
+    cdef int i
+    for i in range(count):
+        pairs[i].index_table = base + p
+        p += sizes[i][0]
+    for i in range(count):
+        pairs[i].size_table = base + p
+        p += sizes[i][1]
+    for i in range(count):
+        p = tb_align64(p)
+        pairs[i].data = base + p
+        p += sizes[i][2]
+    return p
+
 cdef int tb_parse_wdl(TBEntry* e, const uint8_t* base, uint64_t length) noexcept nogil:
     cdef uint64_t p = 5
     cdef uint64_t sizes[4][2][3]
-    cdef int split, files, f, s, i, flags, order_bytes, order, order2
-    cdef TBCoding* c
+    cdef TBPairs* pairs[8]
+    cdef uint64_t* pair_sizes[8]
+    cdef int split, files, f, s, flags, count = 0
+    cdef int codings = 4 if e.has_pawns else 1, step = tb_coding_bytes(e)
     if length < 16 or length % 64 != 16 or tbf_le32(base) != TB_MAGIC_WDL:
         return 0
     split = base[4] & TB_FLAG_SPLIT
-    files = 4 if base[4] & TB_FLAG_FILES else 1
+    files = 4 if base[4] & TB_FLAG_FILES and e.has_pawns else 1
     memset(sizes, 0, sizeof(sizes))
-    if not e.has_pawns:
-        files = 1
-        if p + e.num + 1 > length:
-            return 0
+    if p + codings * step > length:
+        return 0
+    for f in range(codings):
         for s in range(2):
-            c = &e.wdl[0][s]
-            order = (base[p] >> (4 * s)) & 0xF
-            for i in range(e.num):
-                c.pieces[i] = (base[p + 1 + i] >> (4 * s)) & 0xF
-            if not tb_pieces_match(e, c.pieces):
+            if not tb_read_coding(e, &e.wdl[f][s], base + p, 4 * s, f):
                 return 0
-            tb_group_pieces(e, c, 3 if e.encoding == TB_ENC_UNIQUE3 else 2)
-            if not tb_factors_pieces(e, c, order):
-                return 0
-        p += e.num + 1
-        e.wdl_key = tb_codes_key(e.wdl[0][0].pieces, e.num, 0)
-    else:
-        order_bytes = 2 if e.other_pawns else 1
-        if p + 4 * (e.num + order_bytes) > length:
-            return 0
-        for f in range(4):
-            for s in range(2):
-                c = &e.wdl[f][s]
-                order = (base[p] >> (4 * s)) & 0xF
-                order2 = (base[p + 1] >> (4 * s)) & 0xF if e.other_pawns else 0xF
-                for i in range(e.num):
-                    c.pieces[i] = (base[p + order_bytes + i] >> (4 * s)) & 0xF
-                if not tb_pieces_match(e, c.pieces) or (c.pieces[0] & 7) != PAWN:
-                    return 0
-                tb_group_pawns(e, c)
-                if not tb_factors_pawns(e, c, order, order2, f):
-                    return 0
-            p += e.num + order_bytes
-        e.wdl_key = e.key
+        p += step
+    e.wdl_key = e.key if e.has_pawns else tb_codes_key(e.wdl[0][0].pieces, e.num, 0)
     p += p & 1
     for f in range(files):
         for s in range(1 + split):
@@ -557,103 +587,67 @@ cdef int tb_parse_wdl(TBEntry* e, const uint8_t* base, uint64_t length) noexcept
                                  sizes[f][s], &flags):
                 return 0
             e.wdl[f][s].present = 1
+            pairs[count] = &e.wdl[f][s].pairs
+            pair_sizes[count] = sizes[f][s]
+            count += 1
+    return tb_place_tables(pairs, pair_sizes, count, base, p) <= length
+
+cdef int tb_read_dtz_maps(TBEntry* e, const uint8_t* base, uint64_t length, uint64_t* at,
+                          int files) noexcept nogil:
+    """The maps from stored values to DTZ, four per sub-table (one per WDL class)."""
+    cdef uint64_t p = at[0], map_start = at[0]
+    cdef int f, i
+    e.dtz_map = base + p
     for f in range(files):
-        for s in range(1 + split):
-            e.wdl[f][s].pairs.index_table = base + p
-            p += sizes[f][s][0]
-    for f in range(files):
-        for s in range(1 + split):
-            e.wdl[f][s].pairs.size_table = base + p
-            p += sizes[f][s][1]
-    for f in range(files):
-        for s in range(1 + split):
-            p = tb_align64(p)
-            e.wdl[f][s].pairs.data = base + p
-            p += sizes[f][s][2]
-    if p > length:
-        return 0
+        if not e.dtz_flags[f] & TB_DTZ_MAPPED:
+            continue
+        if not (e.dtz_flags[f] & TB_DTZ_WIDE_MAP):
+            for i in range(4):
+                if p >= length:
+                    return 0
+                e.dtz_map_start[f][i] = <int>(p + 1 - map_start)
+                p += 1 + base[p]
+        else:
+            if e.has_pawns:
+                p += p & 1
+            for i in range(4):
+                if p + 2 > length:
+                    return 0
+                e.dtz_map_start[f][i] = <int>((p + 2 - map_start) // 2)
+                p += 2 + 2 * tbf_le16(base + p)
+    at[0] = p
     return 1
 
 cdef int tb_parse_dtz(TBEntry* e, const uint8_t* base, uint64_t length) noexcept nogil:
-    cdef uint64_t p = 5, map_start
+    cdef uint64_t p = 5
     cdef uint64_t sizes[4][3]
-    cdef int files, f, i, flags, order, order2, order_bytes
-    cdef TBCoding* c
+    cdef TBPairs* pairs[4]
+    cdef uint64_t* pair_sizes[4]
+    cdef int files, f, flags
+    cdef int codings = 4 if e.has_pawns else 1, step = tb_coding_bytes(e)
     if length < 16 or length % 64 != 16 or tbf_le32(base) != TB_MAGIC_DTZ:
         return 0
-    files = 4 if base[4] & TB_FLAG_FILES else 1
+    files = 4 if base[4] & TB_FLAG_FILES and e.has_pawns else 1
     memset(sizes, 0, sizeof(sizes))
-    if not e.has_pawns:
-        files = 1
-        if p + e.num + 1 > length:
+    if p + codings * step > length:
+        return 0
+    for f in range(codings):
+        if not tb_read_coding(e, &e.dtz[f], base + p, 0, f):
             return 0
-        c = &e.dtz[0]
-        order = base[p] & 0xF
-        for i in range(e.num):
-            c.pieces[i] = base[p + 1 + i] & 0xF
-        if not tb_pieces_match(e, c.pieces):
-            return 0
-        tb_group_pieces(e, c, 3 if e.encoding == TB_ENC_UNIQUE3 else 2)
-        if not tb_factors_pieces(e, c, order):
-            return 0
-        p += e.num + 1
-        e.dtz_key = tb_codes_key(c.pieces, e.num, 0)
-    else:
-        order_bytes = 2 if e.other_pawns else 1
-        if p + 4 * (e.num + order_bytes) > length:
-            return 0
-        for f in range(4):
-            c = &e.dtz[f]
-            order = base[p] & 0xF
-            order2 = base[p + 1] & 0xF if e.other_pawns else 0xF
-            for i in range(e.num):
-                c.pieces[i] = base[p + order_bytes + i] & 0xF
-            if not tb_pieces_match(e, c.pieces) or (c.pieces[0] & 7) != PAWN:
-                return 0
-            tb_group_pawns(e, c)
-            if not tb_factors_pawns(e, c, order, order2, f):
-                return 0
-            p += e.num + order_bytes
-        e.dtz_key = e.key
+        p += step
+    e.dtz_key = e.key if e.has_pawns else tb_codes_key(e.dtz[0].pieces, e.num, 0)
     p += p & 1
     for f in range(files):
         if not tb_read_pairs(&e.dtz[f].pairs, base, length, &p, e.dtz[f].size, False, sizes[f], &flags):
             return 0
         e.dtz_flags[f] = flags
         e.dtz[f].present = 1
-    # Maps from stored values to DTZ, four per sub-table (one per WDL class).
-    map_start = p
-    e.dtz_map = base + p
-    for f in range(files):
-        if e.dtz_flags[f] & TB_DTZ_MAPPED:
-            if not (e.dtz_flags[f] & TB_DTZ_WIDE_MAP):
-                for i in range(4):
-                    if p >= length:
-                        return 0
-                    e.dtz_map_start[f][i] = <int>(p + 1 - map_start)
-                    p += 1 + base[p]
-            else:
-                if e.has_pawns:
-                    p += p & 1
-                for i in range(4):
-                    if p + 2 > length:
-                        return 0
-                    e.dtz_map_start[f][i] = <int>((p + 2 - map_start) // 2)
-                    p += 2 + 2 * tbf_le16(base + p)
-    p += p & 1
-    for f in range(files):
-        e.dtz[f].pairs.index_table = base + p
-        p += sizes[f][0]
-    for f in range(files):
-        e.dtz[f].pairs.size_table = base + p
-        p += sizes[f][1]
-    for f in range(files):
-        p = tb_align64(p)
-        e.dtz[f].pairs.data = base + p
-        p += sizes[f][2]
-    if p > length:
+        pairs[f] = &e.dtz[f].pairs
+        pair_sizes[f] = sizes[f]
+    if not tb_read_dtz_maps(e, base, length, &p, files):
         return 0
-    return 1
+    p += p & 1
+    return tb_place_tables(pairs, pair_sizes, files, base, p) <= length
 
 
 # --- file names ----------------------------------------------------------------------
@@ -1463,6 +1457,7 @@ cdef inline void tb_private(const Position* src, Position* dst, StateInfo* state
     dst.st = states
     dst.st_index = 0
     dst.st_capacity = TB_STATES
+    dst.accs = NULL
 
 cdef inline bint tb_probe_allowed(const Position* pos) noexcept nogil:
     return TB_LARGEST > 0 and pos.st.castling == 0 and fc_popcount(pos.by_type[0]) <= TB_PIECES + 1

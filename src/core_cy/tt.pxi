@@ -12,6 +12,9 @@ cdef enum:
     BUCKET_SIZE = 4
     DEPTH_OFFSET = 8          # stored depth = depth + DEPTH_OFFSET (qsearch uses 0 and below)
     GENERATION_STEP = 4       # the low two bits of the generation byte hold the bound
+    KEEP_DEEPER_BY = 3        # a same-search entry this much deeper survives a non-exact store
+    AGE_PENALTY = 8           # replacement: one search of age costs as much as this many plies
+    EMPTY_WORTH = -(1 << 20)  # replacement: an empty slot is taken before any entry
 
 ctypedef struct TTEntry:
     uint64_t check            # key ^ data
@@ -106,11 +109,11 @@ cdef inline void tt_store(TranspositionTable* tt, uint64_t key, Move m, int scor
             if m == MOVE_NONE:
                 m = <Move>(old & 0xFFFF)
             # Keep a deeper result of this search unless the new one is exact.
-            if bound != BOUND_EXACT and entry_age(tt, old) == 0 and entry_depth(old) > depth + 3:
+            if bound != BOUND_EXACT and entry_age(tt, old) == 0 and entry_depth(old) > depth + KEEP_DEEPER_BY:
                 return
             slot = e
             break
-        worth = entry_depth(old) - 8 * entry_age(tt, old) if old != 0 else -(1 << 20)
+        worth = entry_depth(old) - AGE_PENALTY * entry_age(tt, old) if old != 0 else EMPTY_WORTH
         if worth < best_worth:
             best_worth = worth
             slot = e

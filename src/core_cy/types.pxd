@@ -58,3 +58,11 @@ cdef enum:
     MAX_MOVES = 256      # legal moves in a position never exceed 218
     MAX_PLY = 246        # deepest search ply
     MAX_THREADS = 256
+
+# The evaluation network's first layer, kept per state by make/unmake (nnue.pxi).
+cdef enum:
+    NNUE_INPUTS = 768        # 2 colours x 6 piece types x 64 squares, per perspective
+    NNUE_MAX_HIDDEN = 256    # largest first layer: keeps the output sums within 32 bits
+
+ctypedef struct Accumulator:
+    int16_t v[2][NNUE_MAX_HIDDEN]   # by perspective: white's view, black's view

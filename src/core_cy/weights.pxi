@@ -1,5 +1,5 @@
 # Evaluation weights: one table, WEIGHTS, of packed (middlegame, endgame) pairs,
-# so a tuner can rewrite it from a file (set_weight_table / weight_table in api.pxi).
+# so a tuner can rewrite it from a file (set_weight_table / weight_table in api_tables.pxi).
 # PSQ folds material and piece-square values together for incremental updates.
 #
 # Starting values are this project's own hand-set figures, shaped by the usual

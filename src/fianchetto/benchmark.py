@@ -10,7 +10,7 @@ in Stockfish 15/16), standard chess only. The two entries written there as
 ``<fen> moves ...`` are given here as the FENs those moves reach; the mate,
 stalemate and dead-draw entries (no search to do) and the Chess960 entry are
 left out. Every FEN was checked with python-chess (valid, not game over);
-``tests/test_bench.py`` checks it again.
+``tests/test_bench_signature.py`` checks it again.
 """
 from __future__ import annotations
 
@@ -18,8 +18,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-#: Depth searched when ``bench`` is given none (whole run well under 30 s here).
+from fianchetto.options import clip
+from fianchetto.score import Score, SearchInfo, event_from_core
+
+#: Depth searched when ``bench`` is given none.
 DEFAULT_DEPTH = 13
+#: Deepest ``bench`` accepted.
+MAX_BENCH_DEPTH = 64
 #: Hash size for the bench, fixed so the node count is reproducible.
 BENCH_HASH_MB = 16
 
@@ -75,7 +80,7 @@ class BenchLine:
     nodes: int
     ms: int
     best: Optional[str]
-    score: Optional[Tuple[str, int]]
+    score: Optional[Score]
     depth: int
 
 
@@ -103,6 +108,16 @@ class BenchResult:
         ]
 
 
+def bench_depth(text: Optional[str]) -> int:
+    """The depth a ``bench`` command asks for (:data:`DEFAULT_DEPTH` when none);
+    ValueError unless it is 1 to :data:`MAX_BENCH_DEPTH`."""
+    if text is None:
+        return DEFAULT_DEPTH
+    if not text.isdigit() or not 1 <= int(text) <= MAX_BENCH_DEPTH:
+        raise ValueError(f"bench takes an optional depth 1..{MAX_BENCH_DEPTH}, not {clip(text, 20)!r}")
+    return int(text)
+
+
 def run_bench(
     depth: int = DEFAULT_DEPTH,
     *,
@@ -120,24 +135,23 @@ def run_bench(
     result = BenchResult(depth)
     started = time.perf_counter()
     for index, fen in enumerate(fens, 1):
-        board = Board(fen)
-        last: Dict[str, Any] = {}
+        last: List[SearchInfo] = []
 
-        def on_info(event: Dict[str, Any]) -> None:
-            if "currmove" not in event and event.get("multipv", 1) == 1:
-                last.update(event)
+        def on_info(raw: Dict[str, Any]) -> None:
+            event = event_from_core(raw)
+            if isinstance(event, SearchInfo) and event.is_main_line:
+                last[:] = [event]
 
         t0 = time.perf_counter()
-        best, _ = search.go(board, depth=depth, info=on_info)
+        best, _ = search.go(Board(fen), depth=depth, info=on_info)
         ms = int((time.perf_counter() - t0) * 1000)
-        line = BenchLine(fen, int(search.nodes), ms, best, last.get("score"), int(last.get("depth", 0)))
+        score = last[0].score if last else None
+        line = BenchLine(fen, int(search.nodes), ms, best, score, last[0].depth if last else 0)
         result.lines.append(line)
         if progress is not None:
-            score = last.get("score")
-            score_text = f"{score[0]} {score[1]}" if score else "-"
             progress(
                 f"Position: {index}/{len(fens)} depth {line.depth} nodes {line.nodes} "
-                f"time {ms} ms best {best} score {score_text} fen {fen}"
+                f"time {ms} ms best {best} score {score.uci() if score else '-'} fen {fen}"
             )
     result.ms = int((time.perf_counter() - started) * 1000)
     return result

@@ -50,10 +50,10 @@ import chess.pgn
 import chess.polyglot
 
 from fianchetto.board import START_FEN, Board
+from fianchetto.score import SearchInfo, event_from_core
 
 ENTRY = struct.Struct(">QHHI")  # key, move, weight, learn: 16 bytes, big-endian
 MAX_WEIGHT = 0xFFFF
-MATE_CP = 100_000  # a mate score counts as this many centipawns (minus its distance)
 BASE_WEIGHT = 100  # the weight of the best move at a position
 
 
@@ -208,13 +208,6 @@ def read_pgn_stats(path: str, max_ply: int) -> Dict[int, Dict[str, MoveStats]]:
 
 # --- engine analysis ----------------------------------------------------------------
 
-def _centipawns(score: Tuple[str, int]) -> int:
-    kind, value = score
-    if kind == "mate":
-        return MATE_CP - value if value > 0 else -MATE_CP - value
-    return int(value)
-
-
 class Analyser:
     """MultiPV analysis of one position at a time, from an empty hash table."""
 
@@ -227,16 +220,16 @@ class Analyser:
     def _lines(self, board: Board, multipv: int, searchmoves: Optional[List[str]]) -> Dict[str, int]:
         """move -> score from the deepest completed iteration."""
         completed: Dict[int, Dict[int, Tuple[str, int]]] = {}
-        last: List[dict] = []
+        last: List[SearchInfo] = []
 
-        def info(event: dict) -> None:
-            if "pv" not in event or not event["pv"]:
+        def info(raw: dict) -> None:
+            event = event_from_core(raw)
+            if not isinstance(event, SearchInfo) or not event.pv or event.score is None:
                 return
-            if event.get("final"):
+            if event.final:
                 last.append(event)
-            elif event.get("bound") is None:
-                completed.setdefault(event["depth"], {})[event["multipv"]] = (
-                    event["pv"][0], _centipawns(event["score"]))
+            elif event.bound is None:
+                completed.setdefault(event.depth, {})[event.multipv or 1] = (event.pv[0], event.score.as_cp())
 
         self.search.clear()
         self.search.go(board, nodes=self.config.nodes, multipv=multipv,
@@ -245,7 +238,7 @@ class Analyser:
             lines = completed[max(completed)]
             return {move: score for _, (move, score) in sorted(lines.items())}
         if last:  # not even depth 1 finished: take what the search returned
-            return {last[-1]["pv"][0]: _centipawns(last[-1]["score"])}
+            return {last[-1].pv[0]: last[-1].score.as_cp()}  # type: ignore[union-attr]
         return {}
 
     def analyse(self, board: Board, extra: Sequence[str] = ()) -> Dict[str, int]:
@@ -273,6 +266,33 @@ def _scale(weights: List[int]) -> List[int]:
 # --- the tree -----------------------------------------------------------------------
 
 Progress = Callable[[int, BookPosition], None]
+#: (move, score or None, cp lost against the best move, PGN points)
+Candidate = Tuple[str, Optional[int], int, int]
+
+
+def _replay(path: Tuple[str, ...]) -> Tuple[Board, set]:
+    """The board at the end of ``path`` and the keys of every position on the way."""
+    board = Board()
+    path_keys = {board.key}
+    for uci in path:
+        board.push(uci)
+        path_keys.add(board.key)
+    return board, path_keys
+
+
+def _candidates(config: BuildConfig, analyser: Optional[Analyser], board: Board,
+                played: Dict[str, MoveStats]) -> Optional[Tuple[List[Candidate], List[int]]]:
+    """The moves kept at a position and their weights; None when the search found none."""
+    if analyser is None:
+        candidates = [(m, None, 0, s.points) for m, s in played.items() if s.points > 0]
+        return candidates, _scale([points for _, _, _, points in candidates])
+    scores = analyser.analyse(board, sorted(played))
+    if not scores:
+        return None
+    best = max(scores.values())
+    kept: List[Candidate] = [(m, s, best - s, played[m].points if m in played else 0)
+                             for m, s in scores.items() if best - s <= config.margin]
+    return kept, _scale([weight_for_loss(loss, config.half_life) * (1 + points) for _, _, loss, points in kept])
 
 
 def build(config: BuildConfig, progress: Optional[Progress] = None) -> BuildResult:
@@ -291,11 +311,7 @@ def build(config: BuildConfig, progress: Optional[Progress] = None) -> BuildResu
         cost, ply, path, key = heapq.heappop(queue)
         if key in done or cheapest.get(key, cost) < cost:
             continue
-        board = Board()
-        path_keys = {board.key}
-        for uci in path:
-            board.push(uci)
-            path_keys.add(board.key)
+        board, path_keys = _replay(path)
         position = BookPosition(key, board.fen(), ply, cost, path)
         done[key] = position
         legal = set(board.legal_moves())
@@ -305,19 +321,10 @@ def build(config: BuildConfig, progress: Optional[Progress] = None) -> BuildResu
         played = {m: s for m, s in pgn_stats.get(key, {}).items()
                   if s.games >= config.pgn_min_games and m in legal}
 
-        if analyser is None:
-            candidates = [(m, None, 0, s.points) for m, s in played.items() if s.points > 0]
-            weights = _scale([points for _, _, _, points in candidates])
-        else:
-            scores = analyser.analyse(board, sorted(played))
-            if not scores:
-                continue
-            best = max(scores.values())
-            candidates = [(m, s, best - s, played[m].points if m in played else 0)
-                          for m, s in scores.items() if best - s <= config.margin]
-            weights = _scale([weight_for_loss(loss, config.half_life) * (1 + points)
-                              for _, _, loss, points in candidates])
-
+        chosen = _candidates(config, analyser, board, played)
+        if chosen is None:
+            continue
+        candidates, weights = chosen
         for (uci, score, loss, _), weight in zip(candidates, weights):
             stats = played.get(uci)
             position.moves.append(BookMove(uci, encode_move(pc, pc.parse_uci(uci)), weight,

@@ -1,5 +1,6 @@
 """Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``,
-``fianchetto doctor``, ``fianchetto --version``."""
+``fianchetto doctor``, ``fianchetto --version``,
+``fianchetto train`` (numpy, imported only when that subcommand runs)."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,7 @@ import sys
 from typing import List, Optional, Sequence
 
 from fianchetto import __version__
-from fianchetto.benchmark import DEFAULT_DEPTH
+from fianchetto.benchmark import DEFAULT_DEPTH, bench_depth
 from fianchetto.board import Board
 from fianchetto.perft import run_perft
 
@@ -34,22 +35,29 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="search the fixed bench positions; prints the node-count signature and speed"
     )
-    bench.add_argument("depth", nargs="?", type=int, default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
+    bench.add_argument("depth", nargs="?", default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
     doctor = commands.add_parser(
         "doctor", help="print the version, how the core was built, the book and network found (for bug reports)"
     )
     doctor.add_argument("--syzygy", default=None, metavar="PATH",
                         help=f"also check these Syzygy folders ({os.pathsep}-separated)")
+    from fianchetto.learn import selfplay
+
+    selfplay.build_parser(commands.add_parser(
+        "datagen", help="self-play games in the core, written as training data"))
+    # train parses its own options (fianchetto.learn.train.build_parser); listed here for --help.
+    commands.add_parser("train", add_help=False, help="train the evaluation network (fianchetto train --help)")
     return parser
 
 
-def run_bench_command(depth: Optional[int]) -> int:
+def run_bench_command(depth_text: Optional[str]) -> int:
     from fianchetto.benchmark import run_bench
 
-    depth = DEFAULT_DEPTH if depth is None else depth
-    if not 1 <= depth <= 64:
-        print("depth must be between 1 and 64", file=sys.stderr)
+    try:
+        depth = bench_depth(depth_text)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
         return 2
     result = run_bench(depth, progress=lambda line: print(line, file=sys.stderr, flush=True))
     for line in result.summary_lines():
@@ -62,6 +70,11 @@ def print_line(line: str) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:
+        from fianchetto.learn.train import main_train
+
+        return main_train(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "perft":
         try:
@@ -80,6 +93,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from fianchetto.doctor import run_doctor
 
         return run_doctor(args.syzygy)
+    if args.command == "datagen":
+        from fianchetto.learn.selfplay import main_datagen
+
+        return main_datagen(args)
     from fianchetto.uci import UciLoop
 
     loop = UciLoop()

@@ -2,9 +2,10 @@
 
 :class:`Engine` is driven by the UCI loop (:mod:`fianchetto.uci`) from the reader
 thread and reports through a :class:`Listener`. A ``go`` starts one worker
-thread that calls the compiled ``Search.go`` (which releases the GIL for the
+thread that runs the compiled ``Search`` (which releases the GIL for the
 whole search), so the reader thread keeps answering ``isready``, ``stop``,
-``ponderhit`` and ``quit`` at once.
+``ponderhit`` and ``quit`` at once. The core's reports arrive as typed
+:mod:`fianchetto.score` events; each ``go``'s clock belongs to its :class:`_Job`.
 
 Rules kept here (the UCI contract):
 
@@ -18,23 +19,26 @@ Rules kept here (the UCI contract):
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 
 from fianchetto.board import START_FEN, Board
+from fianchetto.network import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, Tablebases
 from fianchetto.options import OptionError, Options, Value, clip
+from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core
 from fianchetto.timeman import NO_LIMITS, TimeLimits, TimeManager, plan_for_side
 
 
 class Listener(Protocol):
     """Where the engine's events go (the UCI loop formats them as text)."""
 
-    def info(self, event: Dict[str, Any]) -> None: ...
+    def info(self, event: Event) -> None: ...
 
     def bestmove(self, best: Optional[str], ponder: Optional[str]) -> None: ...
 
@@ -82,13 +86,13 @@ class _Job:
         self.lock = threading.Condition()
         self.stop_requested = False
         self.pondering = params.ponder
-        self.reference = received_at   # when the clock started for us (go, or ponderhit)
+        self.clock_start = received_at   # when our clock started: the go, or the ponderhit
         self.core_started: Optional[float] = None
         self.in_core = False
         self.done = False
-        self.last_exact: Optional[Dict[str, Any]] = None
-        self.last_line1: Optional[Dict[str, Any]] = None
-        self.final: Optional[Dict[str, Any]] = None
+        self.last_exact_line: Optional[SearchInfo] = None   # multipv 1, exact score
+        self.last_main_line: Optional[SearchInfo] = None    # multipv 1, any bound
+        self.final: Optional[SearchInfo] = None
         self.last_sent: Optional[tuple] = None
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
@@ -96,20 +100,20 @@ class _Job:
         #: fifty-move rule): reported instead of the search's centipawns.
         self.tb_score_cp: Optional[int] = None
 
-    def reported(self, event: Dict[str, Any]) -> Dict[str, Any]:
+    def reported(self, event: SearchInfo) -> SearchInfo:
         """``event`` with the tablebase score in place of a centipawn score, if any."""
-        if self.tb_score_cp is None or (event.get("score") or ("", 0))[0] != "cp":
+        if self.tb_score_cp is None or event.score is None or event.score.is_mate:
             return event
-        return dict(event, score=("cp", self.tb_score_cp))
+        return dataclasses.replace(event, score=Score.cp(self.tb_score_cp))
 
-    def worth_sending(self, event: Dict[str, Any]) -> bool:
+    def worth_sending(self, event: SearchInfo) -> bool:
         """Skip a ``multipv 1`` line that repeats the last one sent (same score, bound
         and PV) unless :data:`REPEAT_INFO_MS` have passed: a search that runs through
         hundreds of trivial iterations (a drawn ending, a forced mate) would otherwise
         flood a Python GUI with lines it must parse while our clock runs. The closing
         line always goes out."""
-        key = (event.get("score"), event.get("bound"), tuple(event.get("pv") or ()))
-        now = int(event.get("time") or 0)
+        key = (event.score, event.bound, tuple(event.pv))
+        now = event.time or 0
         if key == self.last_sent and now - self.last_sent_ms < REPEAT_INFO_MS:
             return False
         self.last_sent, self.last_sent_ms = key, now
@@ -119,12 +123,28 @@ class _Job:
         """Hold bestmove back? (infinite or pondering, and no stop yet)."""
         return (self.params.infinite or self.pondering) and not self.stop_requested
 
-    def limits_for_core(self) -> TimeLimits:
-        """Time limits measured from the core's ``go`` call (none while pondering)."""
+    def core_limits(self) -> TimeLimits:
+        """The time limits for the core, measured from its start: a function of the
+        plan and of when our clock and the core's started (none while pondering)."""
         if self.pondering or self.core_started is None:
             return NO_LIMITS
-        self.manager.offset_ms = _ms(self.reference - self.core_started)
-        return self.manager.core_limits()
+        return self.manager.core_limits(_ms(self.core_started - self.clock_start))
+
+    def record(self, event: SearchInfo) -> bool:
+        """Keep a main-line report for the closing line; True when it completes an
+        iteration (an exact score), which is when the clock may stretch."""
+        if not event.is_main_line:
+            return False
+        if event.final:
+            self.final = event     # held back and sent right before bestmove
+            return False
+        self.last_main_line = event
+        if event.bound is not None:
+            return False
+        self.last_exact_line = event
+        if event.pv:
+            return self.manager.on_iteration(event.pv[0], event.score) is not None
+        return False
 
 
 class Engine:
@@ -141,19 +161,42 @@ class Engine:
         self._book_path: Optional[str] = None      # the path last tried (opened or not)
         self._rng = random.Random()
         self.tablebases = Tablebases()
+        self.evaluation = EvaluationChoice()
+        self._startup_problems = self._load_default_network()
+
+    def _load_default_network(self) -> List[str]:
+        """The shipped network, switched on as ``Use NNUE`` says; problems are told at isready."""
+        problems = []
+        try:
+            self.evaluation.load(str(self.options["EvalFile"]))
+        except NetworkError as exc:
+            problems.append(f"{exc}; using the hand-crafted evaluation")
+        self.evaluation.activate(bool(self.options["Use NNUE"]))
+        return problems
 
     # --- the compiled search ------------------------------------------------------------
     @property
     def search(self) -> Any:
         """The ``core_cy`` Search handle, created on first use (it allocates the hash)."""
         if self._search is None:
+            self._allocate_hash(int(self.options["Hash"]))
+        return self._search
+
+    def _allocate_hash(self, megabytes: int) -> None:
+        """The one place the transposition table is sized: the search is created with
+        it on first use and resized afterwards. MemoryError when it does not fit."""
+        if self._search is None:
             from core_cy.core import Search
 
-            self._search = Search(hash_mb=int(self.options["Hash"]), threads=int(self.options["Threads"]))
-        return self._search
+            self._search = Search(hash_mb=megabytes, threads=int(self.options["Threads"]))
+        else:
+            self._search.set_hash(megabytes)
 
     def ready(self) -> None:
         """``isready``: make sure the hash is allocated (the GUI may then ``go``)."""
+        for problem in self._startup_problems:
+            self.listener.message(problem)
+        self._startup_problems = []
         if self._search is None:
             try:
                 self.search
@@ -162,11 +205,6 @@ class Engine:
                 self.options.set("Hash", 1)
             except Exception as exc:  # noqa: BLE001 - reported, never fatal
                 self.listener.message(f"search unavailable: {type(exc).__name__}: {clip(str(exc), 200)}")
-
-    @property
-    def searching(self) -> bool:
-        job = self._job
-        return job is not None and not job.done
 
     # --- game state -------------------------------------------------------------------
     def new_game(self) -> None:
@@ -188,12 +226,11 @@ class Engine:
         value: Value = spec.parse(text)
         if spec.name == "Hash":
             self.finish_search("Hash")
-            if self._search is not None:
+            if self._search is not None:   # else it is created with the new size at isready / go
                 try:
-                    self._search.set_hash(int(value))  # type: ignore[arg-type]
+                    self._allocate_hash(int(value))  # type: ignore[arg-type]
                 except (MemoryError, ValueError, OverflowError) as exc:
                     raise OptionError(f"cannot allocate {value} MB of hash: {exc}") from None
-            # else: the search is created with the new size at isready / go.
         elif spec.name == "Threads":
             self.finish_search("Threads")
             if self._search is not None:
@@ -208,6 +245,8 @@ class Engine:
         elif spec.name in ("BookFile", "OwnBook"):
             self.finish_search(spec.name)
             self._close_book()
+        elif spec.name in ("EvalFile", "Use NNUE"):
+            self._set_evaluation(spec.name, value)
         elif spec.name == "SyzygyPath":
             self.finish_search("SyzygyPath")   # the core replaces its tables
             for problem in self.tablebases.configure(str(value)):
@@ -215,6 +254,22 @@ class Engine:
             if self.tablebases.max_pieces:
                 self.listener.message(f"Syzygy tables loaded: up to {self.tablebases.max_pieces} pieces")
         self.options.set(spec.name, value)
+
+    def _set_evaluation(self, name: str, value: Value) -> None:
+        """Load a network file or switch evaluations between searches; the hash is
+        cleared because its stored evaluations came from the other function."""
+        self.finish_search(name)
+        use_network = bool(value) if name == "Use NNUE" else bool(self.options["Use NNUE"])
+        if name == "EvalFile":
+            try:
+                self.evaluation.load(str(value))
+            except NetworkError as exc:
+                raise OptionError(f"{exc}; keeping {self.evaluation.describe()}") from None
+        problem = self.evaluation.activate(use_network)
+        if problem:
+            self.listener.message(problem)
+        if self._search is not None:
+            self._search.clear()
 
     # --- opening book and tablebases at the root -------------------------------------------
     def _close_book(self) -> None:
@@ -297,9 +352,9 @@ class Engine:
             return
         with job.lock:
             job.pondering = False
-            job.reference = now
+            job.clock_start = now
             if job.in_core:
-                limits = job.limits_for_core()
+                limits = job.core_limits()
                 if not limits.unlimited:
                     self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
                 if self.debug:
@@ -351,45 +406,58 @@ class Engine:
         board, params = job.board, job.params
         legal = board.legal_moves()
         if not legal:
-            in_check = board.is_check()
-            job.last_exact = {"depth": 0, "score": ("mate", 0) if in_check else ("cp", 0), "nodes": 0,
-                              "time": 0, "pv": []}
+            score = Score.mate(0) if board.is_check() else Score.cp(0)
+            job.last_exact_line = SearchInfo(depth=0, score=score, nodes=0, time=0)
             return None, None
         roots = self._root_moves(board, params.searchmoves, legal)
-        book_move = self._book_move(board, params)
+        decided = self._root_decision(job, roots, legal)
+        if isinstance(decided, str):
+            return decided, None
+        best, ponder = self._run_core(job, decided)
+        if best is None:
+            self.listener.message("search returned no move; playing a legal one")
+            best, ponder = self._fallback_move(job), None
+        return best, ponder
+
+    def _root_decision(self, job: _Job, roots: Optional[List[str]],
+                       legal: List[str]) -> Union[str, List[str], None]:
+        """A move the book or the tablebases play without searching (a string), or
+        the root moves to search (None: all), narrowed by the tablebases."""
+        book_move = self._book_move(job.board, job.params)
         if book_move is not None:
             self.listener.message(f"book move {book_move}")
-            job.last_exact = {"depth": 1, "score": ("cp", 0), "nodes": 0, "time": 0, "pv": [book_move]}
-            return book_move, None
-        decision = self._tablebase_root(board)
-        if decision is not None:
-            if decision.move is not None and (not roots or decision.move in roots):
-                self.listener.message(f"tablebase move {decision.move}")
-                job.last_exact = {"depth": 1, "score": ("cp", decision.score_cp), "nodes": 0, "time": 0,
-                                  "pv": [decision.move], "tbhits": decision.tbhits}
-                return decision.move, None
-            keep = [m for m in (roots or legal) if m in decision.moves]
-            roots = keep or roots
-            job.tb_score_cp = decision.score_cp
+            job.last_exact_line = SearchInfo(depth=1, score=Score.cp(0), nodes=0, time=0, pv=[book_move])
+            return book_move
+        decision = self._tablebase_root(job.board)
+        if decision is None:
+            return roots
+        if decision.move is not None and (not roots or decision.move in roots):
+            self.listener.message(f"tablebase move {decision.move}")
+            job.last_exact_line = SearchInfo(depth=1, score=Score.cp(decision.score_cp), nodes=0, time=0,
+                                             pv=[decision.move], tbhits=decision.tbhits)
+            return decision.move
+        job.tb_score_cp = decision.score_cp
+        return [m for m in (roots or legal) if m in decision.moves] or roots
+
+    def _run_core(self, job: _Job, roots: Optional[List[str]]) -> Tuple[Optional[str], Optional[str]]:
+        """Search in the core; (best, ponder) as it returns them."""
         search = self.search
-        multipv = int(self.options["MultiPV"])
-        callback = self._make_callback(job)
         with job.lock:
             # start() prepares the search synchronously and clears the core's stop flag;
             # from then on stop() and set_time_limits() act on this search. Doing it under
             # the job lock closes the race with a stop/ponderhit arriving meanwhile.
             job.core_started = time.monotonic()
-            limits = job.limits_for_core()
+            limits = job.core_limits()
             search.start(
-                board,
-                depth=1 if job.stop_requested else params.depth,
-                nodes=params.nodes,
-                movetime_soft=limits.soft_ms,
-                movetime_hard=limits.hard_ms,
-                mate=params.mate,
-                multipv=multipv,
+                job.board,
+                depth=1 if job.stop_requested else job.params.depth,
+                nodes=job.params.nodes,
+                soft_ms=limits.soft_ms,
+                hard_ms=limits.hard_ms,
+                mate=job.params.mate,
+                multipv=int(self.options["MultiPV"]),
                 searchmoves=roots,
-                info=callback,
+                info=lambda raw: self._on_core_event(job, raw),
                 tb_probe_limit=int(self.options["SyzygyProbeLimit"]),
                 tb_50_move_rule=bool(self.options["Syzygy50MoveRule"]),
             )
@@ -397,14 +465,10 @@ class Engine:
             if job.stop_requested:
                 search.stop()
         try:
-            best, ponder = search.run()
+            return search.run()
         finally:
             with job.lock:
                 job.in_core = False
-        if best is None:
-            self.listener.message("search returned no move; playing a legal one")
-            best, ponder = self._fallback_move(job), None
-        return best, ponder
 
     def _root_moves(self, board: Board, searchmoves: List[str], legal: List[str]) -> Optional[List[str]]:
         """``searchmoves`` in the board's spelling, illegal ones reported and dropped."""
@@ -434,78 +498,55 @@ class Engine:
         board.pop()
         return spelled
 
-    def _make_callback(self, job: _Job) -> Callable[[Dict[str, Any]], None]:
-        listener = self.listener
-
-        def on_info(event: Dict[str, Any]) -> None:
-            try:
-                event = job.reported(event)
-                if "currmove" in event:
-                    listener.info(event)
-                    return
-                line1 = event.get("multipv", 1) == 1
-                if event.get("final"):
-                    # The core's closing line: held back and sent right before bestmove.
-                    if line1:
-                        job.final = event
-                    return
-                if line1:
-                    job.last_line1 = event
-                    if event.get("bound") is None:
-                        job.last_exact = event
-                        self._on_iteration(job, event)
-                    if not job.worth_sending(event):
-                        return
-                listener.info(event)
-            except Exception as exc:  # noqa: BLE001 - never let output kill the search
-                listener.message(f"info callback error: {type(exc).__name__}: {clip(str(exc), 200)}")
-
-        return on_info
-
-    def _on_iteration(self, job: _Job, event: Dict[str, Any]) -> None:
-        """A completed iteration: let the time manager stretch the soft limit."""
-        if not event.get("pv"):
-            return
-        with job.lock:
-            changed = job.manager.on_iteration(event["pv"][0], event["score"])
-            if changed is None or job.pondering or not job.in_core:
+    def _on_core_event(self, job: _Job, raw: Dict[str, Any]) -> None:
+        """A report from the core: the job records it (and its clock may stretch);
+        the listener gets it unless it is held back or repeats the last line."""
+        try:
+            event = event_from_core(raw)
+            if isinstance(event, CurrMove):
+                self.listener.info(event)
                 return
-            limits = job.limits_for_core()
-            self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
-        if self.debug:
-            self.listener.message(
-                f"root unstable: soft limit {limits.soft_ms} ms (x{job.manager.stretch():.2f})"
-            )
+            event = job.reported(event)
+            limits = None
+            with job.lock:
+                if job.record(event) and job.in_core and not job.pondering:
+                    limits = job.core_limits()
+                    self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
+            if limits is not None and self.debug:
+                self.listener.message(f"root unstable: soft limit {limits.soft_ms} ms "
+                                      f"(x{job.manager.stretch():.2f})")
+            if event.final or (event.is_main_line and not job.worth_sending(event)):
+                return
+            self.listener.info(event)
+        except Exception as exc:  # noqa: BLE001 - never let output kill the search
+            self.listener.message(f"info callback error: {type(exc).__name__}: {clip(str(exc), 200)}")
 
-    def _final_info(self, job: _Job, best: Optional[str], ponder: Optional[str]) -> Optional[Dict[str, Any]]:
+    def _final_info(self, job: _Job, best: Optional[str], ponder: Optional[str]) -> Optional[SearchInfo]:
         """The exact-score line sent right before ``bestmove``."""
-        if job.final is not None and job.final.get("bound") is None \
-                and (best is None or job.final.get("pv", [None])[:1] == [best]):
-            return job.final
-        exact = job.last_exact
+        final, exact = job.final, job.last_exact_line
+        if final is not None and final.bound is None and (best is None or final.pv[:1] == [best]):
+            return final
         if best is None:
             return exact
-        if exact is not None and exact.get("pv") and exact["pv"][0] == best:
-            return dict(exact)
+        if exact is not None and exact.pv[:1] == [best]:
+            return exact
         # The best move came from an iteration that did not finish with an exact score
         # (or none finished): report the latest score for it, without a bound.
-        base = dict(job.last_line1 or exact or {})
-        if not base:
+        base = job.last_main_line or exact
+        if base is None:
             try:
-                score = ("cp", int(job.board.evaluate()))
+                score = Score.cp(int(job.board.evaluate()))
             except Exception:  # noqa: BLE001
-                score = ("cp", 0)
-            base = {"depth": 0, "score": score, "nodes": 0, "time": 0}
-        base["bound"] = None
-        base["multipv"] = 1
-        base["pv"] = [best] + ([ponder] if ponder else [])
-        return base
+                score = Score.cp(0)
+            base = SearchInfo(depth=0, score=score, nodes=0, time=0)
+        return dataclasses.replace(base, bound=None, multipv=1, pv=[best] + ([ponder] if ponder else []),
+                                   final=False)
 
     @staticmethod
     def _fallback_move(job: _Job) -> Optional[str]:
         """A legal move when the core failed: the last PV's first move, else the first legal."""
         legal = job.board.legal_moves()
-        for event in (job.last_exact, job.last_line1):
-            if event and event.get("pv") and event["pv"][0] in legal:
-                return event["pv"][0]
+        for event in (job.last_exact_line, job.last_main_line):
+            if event is not None and event.pv and event.pv[0] in legal:
+                return event.pv[0]
         return legal[0] if legal else None

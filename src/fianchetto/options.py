@@ -81,12 +81,16 @@ class Option:
 MAX_THREADS = 256
 
 #: Move Overhead default: the engine itself answers within a few ms (reading the
-#: line, starting the worker, printing), but GUIs and Python tournament managers
-#: measured 40-100 ms per move on a loaded two-core machine. The time manager
+#: line, starting the worker, printing), but a GUI or a Python tournament manager
+#: on a busy machine can add tens of milliseconds per move. The time manager
 #: charges it on every move of its horizon and keeps ten of it in reserve, so the
 #: clock never drains below a second in games with an increment of 0.1 s. Bullet
 #: players with a fast GUI lower it (Stockfish's default is 10).
 DEFAULT_MOVE_OVERHEAD_MS = 100
+
+#: The shipped network's file name (``networks/`` in the source tree); as the
+#: ``EvalFile`` value it means "the shipped network", as Stockfish's default does.
+DEFAULT_NETWORK_NAME = "fianchetto.nnue"
 
 OPTION_TABLE: List[Option] = [
     Option("Hash", "spin", 16, 1, 65536, help="transposition table size in MB"),
@@ -104,6 +108,9 @@ OPTION_TABLE: List[Option] = [
     Option("SyzygyPath", "string", "", help="folders of Syzygy tables, separated by ':' (';' on Windows)"),
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, help="probe the tables only with at most this many pieces"),
     Option("Syzygy50MoveRule", "check", True, help="wins spoilt by the fifty-move rule count as draws"),
+    Option("EvalFile", "string", DEFAULT_NETWORK_NAME,
+           help="evaluation network file; empty or the default name = the shipped network"),
+    Option("Use NNUE", "check", True, help="evaluate with the network (false: the hand-crafted evaluation)"),
 ]
 
 

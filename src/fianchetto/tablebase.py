@@ -20,8 +20,8 @@ from typing import List, Optional
 from core_cy.core import syzygy_init
 
 from fianchetto.board import Board
+from fianchetto.score import TB_WIN_CP    # a tablebase win, minus the plies to zeroing
 
-TB_WIN_CP = 20000          # reported score of a tablebase win, minus plies to zeroing
 WIN, CURSED_WIN, DRAW, BLESSED_LOSS, LOSS = 2, 1, 0, -1, -2
 
 

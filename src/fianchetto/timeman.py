@@ -16,7 +16,9 @@ keeps changing) or failing (the score is dropping), never past the hard limit.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional
+
+from fianchetto.score import Score
 
 # --- Constants: each one a single idea -------------------------------------------------
 #: Moves we expect still to play when the GUI does not say (sudden death).
@@ -51,8 +53,6 @@ SCORE_DROP_SCALE_CP = 100
 MAX_SCORE_DROP_FACTOR = 1.5
 #: Cap on the total stretch of the soft limit (it stays below hard anyway).
 MAX_STRETCH = 2.5
-#: Mate scores, for comparing with centipawn scores.
-MATE_CP = 100_000
 
 
 @dataclass(frozen=True)
@@ -153,59 +153,46 @@ def plan_for_side(
     )
 
 
-def score_as_cp(score: Tuple[str, int]) -> int:
-    """A ``("cp", v)`` or ``("mate", n)`` score as one comparable number."""
-    kind, value = score
-    if kind == "mate":
-        if value > 0:
-            return MATE_CP - value
-        return -MATE_CP - value
-    return value
-
-
 class TimeManager:
     """Per-search time state: the planned limits and the instability stretch.
 
     The engine calls :meth:`on_iteration` after every completed iteration (the
     exact-score ``multipv 1`` line). When the best move changed (recently) or the
     score fell, the soft limit is stretched — at most :data:`MAX_STRETCH` times,
-    and never past the hard limit — and the new limits are returned so the
-    engine can pass them to ``Search.set_time_limits``. ``None`` means "leave
-    the limits as they are". Searches without a clock (``movetime``, depth,
-    infinite) are never stretched.
+    and never past the hard limit — and the new limits are returned; ``None``
+    means "leave the limits as they are". Searches without a clock
+    (``movetime``, depth, infinite) are never stretched. :meth:`core_limits`
+    says what to send to the core, given when the core's clock started.
     """
 
-    def __init__(self, limits: TimeLimits, *, adaptive: bool = True, offset_ms: int = 0) -> None:
+    def __init__(self, limits: TimeLimits, *, adaptive: bool = True) -> None:
         self.base = limits
         self.adaptive = adaptive and not limits.unlimited and limits.soft_ms < limits.hard_ms
-        #: Added to both limits when they are sent to the core: time that passed
-        #: between the core's clock start and the moment these limits apply
-        #: (the pondering time, after ``ponderhit``).
-        self.offset_ms = offset_ms
         self.current = limits
         self._best: Optional[str] = None
         self._score: Optional[int] = None
         self._changes = 0.0
 
-    def core_limits(self) -> TimeLimits:
+    def core_limits(self, core_start_ms: int = 0) -> TimeLimits:
         """The current limits as the core wants them: measured from the start of its
-        ``go`` call (shifted by :attr:`offset_ms`), never below 1 ms unless unlimited
-        (0 would mean "no limit" to the core)."""
+        search, which came ``core_start_ms`` after our clock started (negative after
+        ``ponderhit``: the pondering time is already on the core's clock), and
+        never below 1 ms unless unlimited (0 would mean "no limit" to the core)."""
         limits = self.current
         if limits.unlimited:
             return limits
         return TimeLimits(
-            max(MIN_LIMIT_MS, limits.soft_ms + self.offset_ms),
-            max(MIN_LIMIT_MS, limits.hard_ms + self.offset_ms),
+            max(MIN_LIMIT_MS, limits.soft_ms - core_start_ms),
+            max(MIN_LIMIT_MS, limits.hard_ms - core_start_ms),
         )
 
     def stretch(self) -> float:
         """The current factor applied to the planned soft limit."""
         return self.current.soft_ms / self.base.soft_ms if self.base.soft_ms else 1.0
 
-    def on_iteration(self, best_move: str, score: Tuple[str, int]) -> Optional[TimeLimits]:
-        """Record an iteration's result; new core limits if the soft limit moved."""
-        value = score_as_cp(score)
+    def on_iteration(self, best_move: str, score: Score) -> Optional[TimeLimits]:
+        """Record an iteration's result; the new limits if the soft limit moved."""
+        value = score.as_cp()
         self._changes *= BEST_MOVE_CHANGE_DECAY
         if self._best is not None and best_move != self._best:
             self._changes += 1.0
@@ -221,4 +208,4 @@ class TimeManager:
         if soft == self.current.soft_ms:
             return None
         self.current = TimeLimits(soft, self.base.hard_ms)
-        return self.core_limits()
+        return self.current

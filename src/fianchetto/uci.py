@@ -12,13 +12,14 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from fianchetto import __version__
 from fianchetto.board import START_FEN, Board
 from fianchetto.engine import Engine, GoParams
 from fianchetto.options import OptionError, clip
 from fianchetto.perft import divide_report
+from fianchetto.score import CurrMove, Event
 
 ENGINE_NAME = f"Fianchetto {__version__}"
 ENGINE_AUTHOR = "the Fianchetto developers"
@@ -94,38 +95,48 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
         elif word == "perft":
             value = tokens[i] if i < len(tokens) else None
             i += 1 if value is not None else 0
-            if value is None or not value.isdigit() or int(value) == 0:
-                problems.append(f"go perft needs a depth of at least 1, not {clip(value or '', 20)!r}")
-            elif int(value) > MAX_PERFT_DEPTH:
-                problems.append(f"go perft depth {clip(value, 20)} too deep (max {MAX_PERFT_DEPTH})")
-            else:
-                params.perft = int(value)
+            params.perft = _go_perft_depth(value, problems)
         elif word in _GO_NUMBERS:
             if i >= len(tokens) or tokens[i] in _GO_KEYWORDS:
                 problems.append(f"go {word} needs a value")
                 continue
-            text = tokens[i]
+            number = _go_number(word, tokens[i], problems)
             i += 1
-            try:
-                value = int(text)
-            except ValueError:
-                problems.append(f"go {word} needs an integer, not {clip(text, 20)!r}")
-                continue
-            if value < 0:
-                if word in ("wtime", "btime", "winc", "binc"):
-                    problems.append(f"go {word} {value} is negative; using 0")
-                    value = 0
-                else:
-                    problems.append(f"go {word} {value} is negative; ignored")
-                    continue
-            if value == 0 and word in _GO_AT_LEAST_ONE:
-                problems.append(f"go {word} 0 asks for no search at all; using {word} 1")
-                value = 1
-            value = min(value, _GO_NUMBERS[word])
-            setattr(params, word, value)
+            if number is not None:
+                setattr(params, word, number)
         else:
             problems.append(f"go: unknown parameter {clip(word, 20)!r} ignored")
     return params, problems
+
+
+def _go_perft_depth(value: Optional[str], problems: List[str]) -> Optional[int]:
+    """The depth of ``go perft <value>``, or None (with a problem) when unusable."""
+    if value is None or not value.isdigit() or int(value) == 0:
+        problems.append(f"go perft needs a depth of at least 1, not {clip(value or '', 20)!r}")
+        return None
+    if int(value) > MAX_PERFT_DEPTH:
+        problems.append(f"go perft depth {clip(value, 20)} too deep (max {MAX_PERFT_DEPTH})")
+        return None
+    return int(value)
+
+
+def _go_number(word: str, text: str, problems: List[str]) -> Optional[int]:
+    """The value of a numeric ``go`` parameter, clamped to its range; None when unusable."""
+    try:
+        value = int(text)
+    except ValueError:
+        problems.append(f"go {word} needs an integer, not {clip(text, 20)!r}")
+        return None
+    if value < 0:
+        if word not in ("wtime", "btime", "winc", "binc"):
+            problems.append(f"go {word} {value} is negative; ignored")
+            return None
+        problems.append(f"go {word} {value} is negative; using 0")
+        value = 0
+    if value == 0 and word in _GO_AT_LEAST_ONE:
+        problems.append(f"go {word} 0 asks for no search at all; using {word} 1")
+        value = 1
+    return min(value, _GO_NUMBERS[word])
 
 
 def parse_setoption(tokens: List[str]) -> Tuple[str, Optional[str]]:
@@ -147,39 +158,27 @@ def parse_setoption(tokens: List[str]) -> Tuple[str, Optional[str]]:
 
 
 # --- formatting ---------------------------------------------------------------------------
-def format_score(score: Tuple[str, int]) -> str:
-    kind, value = score
-    return f"{'mate' if kind == 'mate' else 'cp'} {int(value)}"
-
-
-def format_info(event: Dict[str, Any]) -> str:
+def format_info(event: Event) -> str:
     """One ``info`` line in Stockfish's field order."""
-    if "currmove" in event:
-        parts = ["info"]
-        if "depth" in event:
-            parts.append(f"depth {event['depth']}")
-        parts.append(f"currmove {event['currmove']}")
-        if "currmovenumber" in event:
-            parts.append(f"currmovenumber {event['currmovenumber']}")
-        return " ".join(parts)
-    parts = ["info", f"depth {event.get('depth', 0)}"]
-    if event.get("seldepth") is not None:
-        parts.append(f"seldepth {event['seldepth']}")
-    if event.get("multipv") is not None:
-        parts.append(f"multipv {event['multipv']}")
-    if event.get("score") is not None:
-        parts.append(f"score {format_score(event['score'])}")
-        if event.get("bound"):
-            parts.append(str(event["bound"]))
-    for key in ("nodes", "nps", "hashfull"):
-        if event.get(key) is not None:
-            parts.append(f"{key} {event[key]}")
-    parts.append(f"tbhits {event.get('tbhits', 0)}")
-    if event.get("time") is not None:
-        parts.append(f"time {event['time']}")
-    pv = event.get("pv")
-    if pv:
-        parts.append("pv " + " ".join(pv))
+    if isinstance(event, CurrMove):
+        return f"info depth {event.depth} currmove {event.currmove} currmovenumber {event.currmovenumber}"
+    parts = ["info", f"depth {event.depth}"]
+    if event.seldepth is not None:
+        parts.append(f"seldepth {event.seldepth}")
+    if event.multipv is not None:
+        parts.append(f"multipv {event.multipv}")
+    if event.score is not None:
+        parts.append(f"score {event.score.uci()}")
+        if event.bound:
+            parts.append(event.bound)
+    for key, value in (("nodes", event.nodes), ("nps", event.nps), ("hashfull", event.hashfull)):
+        if value is not None:
+            parts.append(f"{key} {value}")
+    parts.append(f"tbhits {event.tbhits}")
+    if event.time is not None:
+        parts.append(f"time {event.time}")
+    if event.pv:
+        parts.append("pv " + " ".join(event.pv))
     return " ".join(parts)
 
 
@@ -231,7 +230,7 @@ class UciLoop:
         self.clean_exit = True
 
     # Listener interface (called from the search thread) ---------------------------------
-    def info(self, event: Dict[str, Any]) -> None:
+    def info(self, event: Event) -> None:
         self.emit(format_info(event))
 
     def bestmove(self, best: Optional[str], ponder: Optional[str]) -> None:
@@ -273,10 +272,10 @@ class UciLoop:
             return False
         try:
             handler = self._commands().get(command)
-            if handler is None:
+            if command == "go":
+                self.cmd_go(args, received)   # the one command that needs the time it arrived
+            elif handler is None:
                 self.message(f"unknown command: {clip(line.strip(), 80)}")
-            elif command == "go":
-                self.cmd_go(args, received)
             else:
                 handler(args)
         except Exception as exc:  # noqa: BLE001 - bad input must never kill the engine
@@ -290,7 +289,6 @@ class UciLoop:
             "setoption": self.cmd_setoption,
             "ucinewgame": self.cmd_ucinewgame,
             "position": self.cmd_position,
-            "go": lambda args: self.cmd_go(args, time.monotonic()),  # (handle passes the read time)
             "stop": self.cmd_stop,
             "ponderhit": self.cmd_ponderhit,
             "debug": self.cmd_debug,
@@ -381,15 +379,29 @@ class UciLoop:
             score = board.evaluate()
             white = score if board.turn else -score
             self.emit(f"Final evaluation: {white / 100:+.2f} (white side)")
+        self._emit_network_eval(board)
+
+    def _emit_network_eval(self, board: Any) -> None:
+        """The network's score beside the hand-crafted one, and which the search uses."""
+        from core_cy import core
+
+        if core.network_hidden():
+            score = core.evaluate_network(board)
+            white = score if board.turn else -score
+            self.emit(f"NNUE evaluation: {white / 100:+.2f} (white side)")
+        self.emit(f"Search uses: {self.engine.evaluation.describe()}")
 
     def cmd_bench(self, args: List[str]) -> None:
-        from fianchetto.benchmark import DEFAULT_DEPTH, run_bench
+        from fianchetto.benchmark import bench_depth, run_bench
 
-        if len(args) > 1 or (args and not args[0].isdigit()) or (args and not 1 <= int(args[0]) <= 64):
-            self.message("bench takes an optional depth 1..64")
+        try:
+            if len(args) > 1:
+                raise ValueError("bench takes one depth at the most")
+            depth = bench_depth(args[0] if args else None)
+        except ValueError as exc:
+            self.message(str(exc))
             return
         self.engine.finish_search("bench")
-        depth = int(args[0]) if args else DEFAULT_DEPTH
         result = run_bench(depth, progress=self.message)
         for line in result.summary_lines():
             self.emit(line)

@@ -3,8 +3,8 @@
     python -m fianchetto.weights dump weights.json     # write the built-in table
     python -m fianchetto.weights check weights.json    # validate a file
 
-The engine loads a file through the ``EvalFile`` option; an empty value keeps
-the built-in table.
+``load`` applies a file to the running core (a tuner's use); ``reset`` returns
+to the built-in table, which is what the engine plays with.
 """
 from __future__ import annotations
 

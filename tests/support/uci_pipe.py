@@ -1,4 +1,4 @@
-"""A raw-pipe UCI driver for the protocol tests (test_uci*.py, test_bench.py).
+"""A raw-pipe UCI driver for the protocol tests (test_uci*.py, test_bench_signature.py).
 
 It starts the installed ``fianchetto`` executable, writes lines to its stdin
 and reads its stdout on a background thread, stamping every line with the time
@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import chess
 import pytest
 
-from conftest import fianchetto_command
+from fianchetto.cli import engine_command
 
 #: Generous bound that only guards against hangs.
 TIMEOUT = 60.0
@@ -52,7 +52,7 @@ class UciPipe:
     def __init__(self, args: Sequence[str] = ()) -> None:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            fianchetto_command() + list(args),
+            engine_command() + list(args),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -233,7 +233,7 @@ def median_and_max(values: Sequence[float]) -> Tuple[float, float]:
 # ---------------------------------------------------------------------------
 # The core's ply limit, read from the source it is compiled from
 # ---------------------------------------------------------------------------
-TYPES_PXD = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "types.pxd"
+TYPES_PXD = Path(__file__).resolve().parents[2] / "src" / "core_cy" / "types.pxd"
 
 
 def _max_ply() -> int:

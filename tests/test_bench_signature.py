@@ -6,9 +6,9 @@ import re
 import chess
 import pytest
 
-from conftest import run_cli
+from support.cli import run_cli
 from fianchetto.benchmark import BENCH_FENS, DEFAULT_DEPTH, run_bench
-from uci_pipe import UciPipe
+from support.uci_pipe import UciPipe
 
 NODES = re.compile(r"^Nodes searched: (\d+)$")
 NPS = re.compile(r"^Nodes/second: (\d+)$")
@@ -68,7 +68,7 @@ def test_bench_signature():
         pytest.skip(f"no signature recorded yet (now {nodes})")
     assert nodes == SIGNATURE_NODES, (
         f"bench signature changed: {nodes} != {SIGNATURE_NODES}. If the search change is "
-        f"intended, update SIGNATURE_NODES in tests/test_bench.py."
+        f"intended, update SIGNATURE_NODES in tests/test_bench_signature.py."
     )
 
 

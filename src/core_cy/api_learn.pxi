@@ -1,0 +1,265 @@
+# The Python face of the learned evaluation: loading network files, switching the
+# network on and off, evaluating a Board either way, checking the incremental
+# accumulators, and the self-play worker behind `fianchetto datagen`.
+
+import struct as _struct
+from array import array
+
+NETWORK_MAGIC = b"FIANNUE\0"
+NETWORK_HEADER = _struct.Struct("<8s10I")
+NETWORK_HEADER_BYTES = NNUE_HEADER_BYTES
+NETWORK_INPUTS = NNUE_INPUTS
+NETWORK_MAX_HIDDEN = NNUE_MAX_HIDDEN
+DATA_MAGIC = b"FIANDATA"
+DATA_HEADER = _struct.Struct("<8sII")
+DATA_RECORD_BYTES = RECORD_BYTES
+DATA_VERSION = 1
+
+
+def _network_header(data):
+    """The header fields of a network file as a dict; ValueError naming what is wrong."""
+    if len(data) < NNUE_HEADER_BYTES:
+        raise ValueError(f"truncated network file ({len(data)} bytes, the header alone is {NNUE_HEADER_BYTES})")
+    (magic, version, arch, inputs, hidden, qa, qb, scale, payload, checksum,
+     _reserved) = NETWORK_HEADER.unpack_from(data, 0)
+    if magic != NETWORK_MAGIC:
+        raise ValueError("not a Fianchetto network file (bad magic)")
+    if version != NNUE_VERSION:
+        raise ValueError(f"network file version {version}, this engine reads version {NNUE_VERSION}")
+    if arch != NNUE_ARCH_SCRELU or inputs != NNUE_INPUTS:
+        raise ValueError(f"unknown network architecture {arch} with {inputs} inputs")
+    if not (16 <= hidden <= NNUE_MAX_HIDDEN and hidden % 16 == 0):
+        raise ValueError(f"hidden layer of {hidden} not supported (16..{NNUE_MAX_HIDDEN}, a multiple of 16)")
+    if not (1 <= qa <= 255 and 1 <= qb <= 1024 and 1 <= scale <= 10000):
+        raise ValueError(f"quantisation out of range (QA {qa}, QB {qb}, scale {scale})")
+    expected = 2 * (NNUE_INPUTS * hidden + hidden + 2 * hidden) + 4
+    if payload != expected:
+        raise ValueError(f"payload of {payload} bytes, the architecture needs {expected}")
+    if len(data) != NNUE_HEADER_BYTES + payload:
+        raise ValueError(f"network file is {len(data)} bytes, expected {NNUE_HEADER_BYTES + payload} (truncated or padded)")
+    return dict(hidden=hidden, qa=qa, qb=qb, scale=scale, checksum=checksum)
+
+
+cdef bint network_in_range(const Network* net) noexcept nogil:
+    """Accumulators cannot overflow int16 (32 pieces) and output sums fit 32 bits."""
+    cdef int i, f, h = net.hidden, worst
+    for i in range(2 * h):
+        if iabs(net.out_weights[i]) > NNUE_MAX_OUT_WEIGHT:
+            return False
+    for i in range(h):
+        worst = iabs(net.ft_bias[i])
+        for f in range(NNUE_INPUTS):
+            worst = max(worst, iabs(net.ft_bias[i]) + 32 * iabs(net.ft_weights[f * h + i]))
+        if worst > 32767:
+            return False
+    return True
+
+
+def load_network(data):
+    """Check a network file's bytes whole and make it the network in use.
+
+    Raises ValueError naming the problem (and keeps the previous network) when
+    the file is truncated, of another architecture, corrupt or out of range.
+    Never call it while a search runs."""
+    global NET, NNUE_ACTIVE
+    cdef bytes raw = bytes(data)
+    cdef const uint8_t* p = raw
+    cdef Network fresh
+    header = _network_header(raw)
+    if fnv1a32(p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES) != header["checksum"]:
+        raise ValueError("network file checksum mismatch (corrupt file)")
+    if not network_alloc(&fresh, header["hidden"]):
+        raise MemoryError("cannot allocate the network")
+    memcpy(fresh.ft_weights, p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES - 4)
+    fresh.out_bias = _struct.unpack_from("<i", raw, len(raw) - 4)[0]
+    fresh.qa, fresh.qb, fresh.scale = header["qa"], header["qb"], header["scale"]
+    if not network_in_range(&fresh):
+        network_free(&fresh)
+        raise ValueError("network weights out of range (accumulators could overflow)")
+    network_free(&NET)
+    NET = fresh
+    return {"hidden": header["hidden"], "checksum": header["checksum"]}
+
+
+def unload_network():
+    """Forget the network; the hand-crafted evaluation is used from then on."""
+    global NNUE_ACTIVE
+    NNUE_ACTIVE = False
+    network_free(&NET)
+
+
+def set_network_active(active):
+    """Use the loaded network (True) or the hand-crafted evaluation; returns what is used."""
+    global NNUE_ACTIVE
+    NNUE_ACTIVE = bool(active) and NET.ft_weights != NULL
+    return NNUE_ACTIVE
+
+
+def network_active():
+    return NNUE_ACTIVE
+
+
+def network_hidden():
+    """The loaded network's first-layer size, 0 when none is loaded."""
+    return NET.hidden if NET.ft_weights != NULL else 0
+
+
+def evaluate_network(Board board):
+    """The network's static evaluation of board (side to move's view); ValueError without one."""
+    if NET.ft_weights == NULL:
+        raise ValueError("no network loaded")
+    return nnue_evaluate(&board.pos)
+
+
+def evaluate_hand_crafted(Board board):
+    """The hand-crafted static evaluation of board (side to move's view)."""
+    refresh_incremental_eval(&board.pos)
+    return evaluate_hce(&board.pos)
+
+
+def accumulator_mismatch(Board board):
+    """Replay board's moves from its first position with incremental accumulator
+    updates, comparing with a full refresh after every move. Returns the number of
+    the first move whose accumulator differs, or -1 when all agree (for tests)."""
+    cdef Board replay = board.copy()
+    cdef Accumulator* accs = NULL
+    cdef Accumulator fresh
+    cdef int capacity = 0, i, bad = -1
+    cdef int count = len(board._moves)
+    if NET.ft_weights == NULL:
+        raise ValueError("no network loaded")
+    for i in range(count - 1, -1, -1):
+        undo_move(&replay.pos, <Move>board._moves[i])
+    if not attach_accumulators(&replay.pos, &accs, &capacity):
+        raise MemoryError()
+    try:
+        current_accumulator(&replay.pos)
+        for i in range(count):
+            do_move(&replay.pos, <Move>board._moves[i])
+            accumulator_refresh(&replay.pos, &fresh)
+            if not accumulators_equal(current_accumulator(&replay.pos), &fresh):
+                bad = i
+                break
+    finally:
+        replay.pos.accs = NULL
+        free(accs)
+    return bad
+
+
+cdef bint accumulators_equal(const Accumulator* a, const Accumulator* b) noexcept nogil:
+    cdef int h = NET.hidden
+    return (memcmp(a.v[0], b.v[0], h * sizeof(int16_t)) == 0
+            and memcmp(a.v[1], b.v[1], h * sizeof(int16_t)) == 0)
+
+
+cdef class SelfPlayWorker:
+    """Plays self-play games in the core for `fianchetto datagen`: one search thread
+    with its own hash table, never shared, so a seed always gives the same game."""
+    cdef SearchThread* t
+    cdef TranspositionTable tt
+    cdef SharedState shared
+    cdef PackedRecord* records
+    cdef int record_capacity
+
+    def __cinit__(self, hash_mb=16, max_plies=400):
+        self.t = <SearchThread*>calloc(1, sizeof(SearchThread))
+        self.record_capacity = int(max_plies) + 8
+        self.records = <PackedRecord*>malloc(sizeof(PackedRecord) * self.record_capacity)
+        if self.t == NULL or self.records == NULL or not tt_allocate(&self.tt, max(1, int(hash_mb))):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        if self.t != NULL:
+            free(self.t.own_states)
+            free(self.t.own_accs)
+            free(self.t)
+        free(self.records)
+        free(self.tt.buckets)
+
+    cdef void _reset(self, Board start) except *:
+        """A fresh thread (no history, no killers) on a copy of start, with an empty table."""
+        cdef SearchThread* t = self.t
+        cdef StateInfo* states = t.own_states
+        cdef Accumulator* accs = t.own_accs
+        cdef int capacity = t.own_capacity, accs_capacity = t.own_accs_capacity
+        cdef int needed = start.pos.st_index + self.record_capacity + 64 + MAX_PLY + 16
+        memset(t, 0, sizeof(SearchThread))
+        t.own_states, t.own_capacity = states, capacity
+        t.own_accs, t.own_accs_capacity = accs, accs_capacity
+        if needed > t.own_capacity:
+            free(t.own_states)
+            t.own_states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
+            t.own_capacity = needed if t.own_states != NULL else 0
+            if t.own_states == NULL:
+                raise MemoryError()
+        copy_position_into(&t.pos, &start.pos, t.own_states, t.own_capacity)
+        if not attach_accumulators(&t.pos, &t.own_accs, &t.own_accs_capacity):
+            raise MemoryError()
+        refresh_incremental_eval(&t.pos)
+        t.tt = &self.tt
+        t.shared = &self.shared
+        t.tb_pieces = min(TB_LARGEST, 7)
+        t.tb_50_move_rule = True
+        tt_clear(&self.tt)
+
+    def play(self, Board start, uint64_t seed, *, uint64_t nodes=5000, int random_plies=8,
+             int max_opening_score=400, int max_plies=400, int win_score=1500, int win_plies=8,
+             int draw_score=8, int draw_plies=16, int draw_min_ply=80, bint tablebases=True):
+        """Play one game from `start`. Returns (records, white's result 0/1/2 or None when
+        the game was discarded, plies played): records are the kept positions, packed."""
+        cdef SelfPlayConfig cfg
+        cdef int count = 0, result
+        cfg.nodes = max(1, nodes)
+        cfg.random_plies = max(0, random_plies)
+        cfg.max_opening_score = max_opening_score
+        cfg.max_plies = max(1, min(max_plies, self.record_capacity - 8))
+        cfg.win_score, cfg.win_plies = win_score, max(1, win_plies)
+        cfg.draw_score, cfg.draw_plies, cfg.draw_min_ply = draw_score, max(1, draw_plies), draw_min_ply
+        self._reset(start)
+        cfg.tb_pieces = self.t.tb_pieces if tablebases else 0
+        with nogil:
+            result = play_selfplay_game(self.t, &cfg, seed, self.records, self.record_capacity, &count)
+        plies = self.t.pos.st_index - start.pos.st_index
+        if result == GAME_DISCARDED:
+            return b"", None, plies
+        return (<char*>self.records)[:count * RECORD_BYTES], result, plies
+
+
+# --- tracing the hand-crafted evaluation, for Texel tuning ------------------------------
+
+HCE_WEIGHT_COUNT = N_WEIGHTS
+
+
+def hce_traces(records):
+    """For each 32-byte FIANDATA record: which weights the hand-crafted evaluation
+    adds, and how often (white minus black). Returns a dict of bytes, to be read
+    with numpy: `offsets` (int32, n + 1) into `index` (int16: weight number, plus
+    N_WEIGHTS for an endgame part) and `count` (int16); per record `phase` (int16),
+    `king_danger` (int16, middlegame centipawns, white's view), `drawish` (int8,
+    the 1/8 scaling applied) and `eval` (int16, evaluate_hce, side to move's view)."""
+    cdef bytes raw = bytes(records)
+    cdef int n = len(raw) // RECORD_BYTES, i, w, kd = 0
+    cdef bint drawish = False
+    cdef const PackedRecord* recs = <const PackedRecord*><const char*>raw
+    cdef int trace[2 * N_WEIGHTS]
+    cdef StateInfo states[4]
+    cdef Position pos
+    offsets, index, count = array("i", [0]), array("h"), array("h")
+    phase, danger, scaled, evals = array("h"), array("h"), array("b"), array("h")
+    pos.states = states
+    pos.st_capacity = 4
+    for i in range(n):
+        memset(trace, 0, sizeof(trace))
+        position_from_record(&pos, &recs[i])
+        evals.append(trace_hce(&pos, trace, &kd, &drawish))
+        for w in range(2 * N_WEIGHTS):
+            if trace[w] != 0:
+                index.append(w)
+                count.append(trace[w])
+        offsets.append(len(index))
+        phase.append(min(pos.phase, PHASE_MAX))
+        danger.append(kd)
+        scaled.append(drawish)
+    return {"offsets": offsets.tobytes(), "index": index.tobytes(), "count": count.tobytes(),
+            "phase": phase.tobytes(), "king_danger": danger.tobytes(), "drawish": scaled.tobytes(),
+            "eval": evals.tobytes()}

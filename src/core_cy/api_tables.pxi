@@ -1,0 +1,57 @@
+# Module functions of the core's Python face: the evaluation weights (for tuners),
+# the magic multipliers (for tools/gen_magics.py) and the Syzygy folders.
+
+
+def magic_numbers():
+    """The rook and bishop magic multipliers in use, square by square (for
+    tools/gen_magics.py, which stores them in magic_numbers.pxi)."""
+    return [ROOK_MAGICS[s].magic for s in range(64)], [BISHOP_MAGICS[s].magic for s in range(64)]
+
+
+def weight_table():
+    """The evaluation weights as {group name: [(mg, eg), ...]} in table order."""
+    return {name: [(mg_of(WEIGHTS[offset + i]), eg_of(WEIGHTS[offset + i])) for i in range(size)]
+            for name, offset, size in WEIGHT_GROUPS}
+
+
+def set_weight_table(table):
+    """Replace weights by group name (any subset); ValueError on unknown names or sizes.
+
+    Searches started afterwards use the new values (positions refresh their
+    incremental material and square sums at the start of each search)."""
+    groups = {name: (offset, size) for name, offset, size in WEIGHT_GROUPS}
+    checked = []
+    for name, values in table.items():
+        if name not in groups:
+            raise ValueError(f"unknown weight group {name!r}")
+        offset, size = groups[name]
+        if len(values) != size:
+            raise ValueError(f"weight group {name!r} needs {size} pairs, got {len(values)}")
+        pairs = [(int(mg), int(eg)) for mg, eg in values]
+        if any(not -30000 <= v <= 30000 for pair in pairs for v in pair):
+            raise ValueError(f"weight group {name!r} has a value outside -30000..30000")
+        checked.append((offset, pairs))
+    for offset, pairs in checked:
+        for i, (mg, eg) in enumerate(pairs):
+            WEIGHTS[offset + i] = S(mg, eg)
+    build_psq()
+
+
+def reset_weight_table():
+    """Back to the built-in default weights."""
+    init_default_weights()
+
+
+# --- Syzygy tablebases (syzygy.pxi) -------------------------------------------------
+def syzygy_init(paths):
+    """Load the Syzygy tables (.rtbw, .rtbz) of the folders in `paths`, separated by
+    ':' (';' on Windows), replacing any loaded before. Returns the most pieces of
+    any WDL table found (0 when none). No probe may run during the call."""
+    import os
+    cdef bytes raw = os.fsencode(paths or "")
+    cdef const char* text = raw
+    cdef int largest
+    with nogil:
+        largest = tb_init(text)
+    return largest
+# --- end Syzygy -----------------------------------------------------------------------

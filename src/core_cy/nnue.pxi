@@ -1,0 +1,175 @@
+# The learned evaluation: an efficiently updatable network (768 -> H) x 2 -> 1.
+#
+# Each side's view of the board is a set of active features (piece, square),
+# mirrored for black. The first layer's output for each view, the accumulator,
+# is the bias plus the weight rows of the active features; a move changes at
+# most four features, so the accumulator of a child is its parent's plus and
+# minus a few rows (do_move records which in StateInfo.dirty_*). Accumulators
+# are brought up to date lazily, when a node is evaluated. The output layer
+# squares the clipped accumulators (SCReLU) and takes a dot product, on C
+# integer arrays. The file format is described in docs/training.md.
+
+cdef enum:
+    NNUE_ARCH_SCRELU = 1       # the only architecture: 768 -> H perspective, SCReLU, -> 1
+    NNUE_VERSION = 1
+    NNUE_HEADER_BYTES = 48
+    NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
+    NNUE_MAX_OUT_WEIGHT = 127  # with activations <= 255 the output sums fit in 32 bits
+    VALUE_NETWORK_MAX = 15000  # network scores stay clear of tablebase and mate scores
+
+ctypedef struct Network:
+    int hidden
+    int qa                     # activation quantisation (clip value)
+    int qb                     # output weight quantisation
+    int scale                  # network units to centipawns
+    int16_t* ft_weights        # [NNUE_INPUTS][hidden]
+    int16_t* ft_bias           # [hidden]
+    int16_t* out_weights       # [2 * hidden]: side to move's half, then the other side's
+    int32_t out_bias
+
+cdef Network NET                # read-only while any search runs
+cdef bint NNUE_ACTIVE = False   # a network is loaded and the user wants it used
+
+
+cdef inline int feature_index(Color view, Piece pc, Square s) noexcept nogil:
+    """Input number of piece pc on s as seen by `view` (black sees the board mirrored)."""
+    return (384 * (color_of(pc) != view) + 64 * (type_of(pc) - 1)
+            + (s ^ 56 if view == BLACK else s))
+
+cdef inline void add_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        acc[i] += row[i]
+
+cdef inline void sub_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        acc[i] -= row[i]
+
+cdef inline const int16_t* weight_row(Color view, Piece pc, Square s) noexcept nogil:
+    return NET.ft_weights + feature_index(view, pc, s) * NET.hidden
+
+cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept nogil:
+    """Bias plus the rows of every piece on the board, for both views."""
+    cdef int h = NET.hidden
+    cdef Color view
+    cdef Bitboard b
+    cdef Square s
+    for view in range(2):
+        memcpy(acc.v[view], NET.ft_bias, h * sizeof(int16_t))
+        b = pos.by_type[0]
+        while b:
+            s = pop_lsb(&b)
+            add_row(acc.v[view], weight_row(view, pos.board[s], s), h)
+
+cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
+                             const StateInfo* st) noexcept nogil:
+    """The parent's accumulator changed by the pieces the move moved, took or promoted."""
+    cdef int h = NET.hidden, i
+    cdef Color view
+    for view in range(2):
+        memcpy(acc.v[view], parent.v[view], h * sizeof(int16_t))
+        for i in range(st.dirty_count):
+            if st.dirty_from[i] != NO_SQUARE:
+                sub_row(acc.v[view], weight_row(view, st.dirty_piece[i], st.dirty_from[i]), h)
+            if st.dirty_to[i] != NO_SQUARE:
+                add_row(acc.v[view], weight_row(view, st.dirty_piece[i], st.dirty_to[i]), h)
+
+cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
+    """The up-to-date accumulator of the current state: replay the moves since the
+    nearest computed ancestor, or refresh when there is none close enough."""
+    cdef int top = pos.st_index, j = top
+    while j > 0 and not pos.states[j].acc_computed and top - j < NNUE_MAX_CHAIN:
+        j -= 1
+    if pos.states[j].acc_computed:
+        while j < top:
+            j += 1
+            accumulator_update(&pos.accs[j - 1], &pos.accs[j], &pos.states[j])
+            pos.states[j].acc_computed = True
+    else:
+        accumulator_refresh(pos, &pos.accs[top])
+        pos.st.acc_computed = True
+    return &pos.accs[top]
+
+cdef inline int32_t screlu_dot(const int16_t* acc, const int16_t* weights, int n, int16_t qa) noexcept nogil:
+    """Sum of clamp(acc, 0, qa)^2 * weight. With qa <= 255 and |weight| <= 127 the
+    product v * weight fits 16 bits, so the loop vectorises as a 16-bit multiply
+    and a multiply-add of pairs into 32 bits (pmullw + pmaddwd on x86-64)."""
+    cdef int32_t total = 0
+    cdef int16_t v, vw
+    cdef int i
+    for i in range(n):
+        v = acc[i]
+        v = 0 if v < 0 else (qa if v > qa else v)
+        vw = <int16_t>(v * weights[i])
+        total += <int32_t>vw * <int32_t>v
+    return total
+
+cdef inline int network_output(const Accumulator* acc, Color side) noexcept nogil:
+    """Centipawns for the side to move from the two views of an accumulator."""
+    cdef int h = NET.hidden
+    cdef int64_t total = (<int64_t>screlu_dot(acc.v[side], NET.out_weights, h, NET.qa)
+                          + screlu_dot(acc.v[side ^ 1], NET.out_weights + h, h, NET.qa))
+    cdef int64_t out = total // NET.qa + NET.out_bias
+    cdef int64_t cp = out * NET.scale // (NET.qa * NET.qb)
+    return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))
+
+cdef int nnue_evaluate(const Position* pos) noexcept nogil:
+    """The network's score of pos in centipawns, side to move's view. Positions that
+    keep accumulators use them; others build one on the stack."""
+    cdef Accumulator scratch
+    if pos.accs != NULL:
+        return network_output(current_accumulator(<Position*>pos), pos.side)
+    accumulator_refresh(pos, &scratch)
+    return network_output(&scratch, pos.side)
+
+cdef inline int evaluate(const Position* pos) noexcept nogil:
+    """The static evaluation the search uses: the network when one is active,
+    else the hand-crafted evaluation. Centipawns, side to move's view."""
+    if NNUE_ACTIVE:
+        return nnue_evaluate(pos)
+    return evaluate_hce(pos)
+
+
+# --- network files -------------------------------------------------------------------
+
+cdef uint32_t fnv1a32(const uint8_t* data, size_t n) noexcept nogil:
+    cdef uint32_t h = 2166136261U
+    cdef size_t i
+    for i in range(n):
+        h = (h ^ data[i]) * 16777619U
+    return h
+
+cdef void network_free(Network* net) noexcept nogil:
+    free(net.ft_weights)
+    net.ft_weights = NULL
+    net.ft_bias = NULL
+    net.out_weights = NULL
+    net.hidden = 0
+
+cdef bint network_alloc(Network* net, int hidden) noexcept nogil:
+    """One block for all the int16 parameters; False when memory is short."""
+    cdef size_t count = (<size_t>NNUE_INPUTS + 1 + 2) * hidden
+    net.ft_weights = <int16_t*>malloc(count * sizeof(int16_t))
+    if net.ft_weights == NULL:
+        return False
+    net.ft_bias = net.ft_weights + NNUE_INPUTS * hidden
+    net.out_weights = net.ft_bias + hidden
+    net.hidden = hidden
+    return True
+
+
+# --- accumulator storage for positions that search --------------------------------------
+
+cdef bint attach_accumulators(Position* pos, Accumulator** storage, int* capacity) noexcept nogil:
+    """Give pos one accumulator per state slot, growing `storage` when needed."""
+    if capacity[0] < pos.st_capacity:
+        free(storage[0])
+        storage[0] = <Accumulator*>malloc(sizeof(Accumulator) * pos.st_capacity)
+        if storage[0] == NULL:
+            capacity[0] = 0
+            pos.accs = NULL
+            return False
+        capacity[0] = pos.st_capacity
+    pos.accs = storage[0]
+    return True

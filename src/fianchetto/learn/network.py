@@ -1,0 +1,429 @@
+"""The perspective network: float parameters, quantisation and the ``FIANNUE`` file.
+
+Architecture 1 is ``(768 -> H) x 2 -> 1``: one feature transformer (weights
+``ft_w[768][H]``, bias ``ft_b[H]``) turns each side's view of the board into an
+accumulator; both accumulators pass through SCReLU (clip to ``[0, 1]``, then
+square) and are concatenated side to move first; one output neuron reads the
+``2H`` values.  In floats::
+
+    y  = screlu(a_stm) . out_w[:H] + screlu(a_nstm) . out_w[H:] + out_b
+    cp = y * 400
+
+The core evaluates the quantised network in integers, and
+:func:`integer_evaluate` here does exactly the same arithmetic::
+
+    acc  = ft_b + sum of the ft_w rows of the active features      (QA units)
+    v    = clip(acc, 0, QA)
+    s    = v_stm^2 . out_w[:H] + v_nstm^2 . out_w[H:]               (QA^2 QB units)
+    out  = trunc(s / QA) + out_b                                    (QA QB units)
+    cp   = clamp(trunc(out * scale / (QA * QB)), -15000, 15000)
+
+File layout (little-endian): a 48-byte header -- magic ``b"FIANNUE\\0"``,
+version 1, architecture 1, inputs 768, hidden H (a multiple of 16 in 16..1024),
+QA 255, QB 64, scale 400, payload size, FNV-1a 32-bit checksum of the payload,
+reserved 0 -- then the payload ``ft_w int16[768][H]``, ``ft_b int16[H]``,
+``out_w int16[2H]``, ``out_b int32``.
+
+Quantisation error.  Against the float forward pass of the *dequantised*
+network (:meth:`QuantNetwork.dequantise`) the integer evaluation differs only by
+its two truncations: less than ``1 + scale / (QA * QB)`` (about 1.025)
+centipawns.  Against the float network it was quantised from, rounding the
+weights adds at most :func:`quantisation_bound` centipawns, a bound computed
+from the weights and the number of active features.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Sequence, Tuple, Union
+
+import chess
+import numpy as np
+
+from fianchetto.learn.data import MAX_PIECES, NUM_FEATURES, PAD_FEATURE, feature_index, piece_code
+
+MAGIC = b"FIANNUE\0"
+VERSION = 1
+ARCHITECTURE = 1
+QA = 255
+QB = 64
+SCALE = 400
+HEADER_SIZE = 48
+#: Float weights (and the feature-transformer bias) are kept within this bound so
+#: their quantised values, and accumulator sums of up to 32 rows, fit int16.
+WEIGHT_CLIP = 127 / 64
+MIN_HIDDEN = 16
+MAX_HIDDEN = 1024
+#: The largest hidden size the engine's core loads (the file format allows 1024).
+ENGINE_MAX_HIDDEN = 256
+#: The core clamps network scores to this many centipawns, clear of mate scores.
+VALUE_NETWORK_MAX = 15000
+
+HEADER_DTYPE = np.dtype(
+    [
+        ("magic", "S8"),
+        ("version", "<u4"),
+        ("architecture", "<u4"),
+        ("inputs", "<u4"),
+        ("hidden", "<u4"),
+        ("qa", "<u4"),
+        ("qb", "<u4"),
+        ("scale", "<u4"),
+        ("payload_bytes", "<u4"),
+        ("checksum", "<u4"),
+        ("reserved", "<u4"),
+    ]
+)
+assert HEADER_DTYPE.itemsize == HEADER_SIZE
+
+FNV_OFFSET = 2166136261
+FNV_PRIME = 16777619
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def fnv1a32(data: bytes) -> int:
+    """FNV-1a 32-bit hash of ``data``."""
+    value = FNV_OFFSET
+    for byte in data:
+        value = ((value ^ byte) * FNV_PRIME) & 0xFFFFFFFF
+    return value
+
+
+def check_hidden(hidden: int) -> None:
+    """Raise ``ValueError`` unless ``hidden`` is a multiple of 16 in 16..1024."""
+    if not (MIN_HIDDEN <= hidden <= MAX_HIDDEN and hidden % 16 == 0):
+        raise ValueError(f"hidden size {hidden} is not a multiple of 16 in {MIN_HIDDEN}..{MAX_HIDDEN}")
+
+
+def payload_size(hidden: int) -> int:
+    """Bytes of the payload of a network with ``hidden`` neurons per perspective."""
+    return 2 * (NUM_FEATURES * hidden + hidden + 2 * hidden) + 4
+
+
+def screlu(x: np.ndarray) -> np.ndarray:
+    """Squared clipped ReLU: ``clip(x, 0, 1) ** 2``."""
+    clipped = np.clip(x, 0.0, 1.0)
+    return clipped * clipped
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """Logistic function, computed without overflow warnings."""
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+# ---------------------------------------------------------------------------
+# Features of python-chess boards
+# ---------------------------------------------------------------------------
+
+def board_features(board: chess.Board) -> Tuple[np.ndarray, np.ndarray]:
+    """Padded ``(32,)`` feature lists of a board: side to move's view, then the other's."""
+    squares = sorted(board.piece_map().items())
+    if len(squares) > MAX_PIECES:
+        raise ValueError(f"{len(squares)} pieces, at most {MAX_PIECES}")
+    codes = np.array([piece_code(piece) for _, piece in squares], dtype=np.int16)
+    where = np.array([square for square, _ in squares], dtype=np.int16)
+    mover = 0 if board.turn == chess.WHITE else 1
+    views = []
+    for perspective in (mover, 1 - mover):
+        padded = np.full(MAX_PIECES, PAD_FEATURE, dtype=np.int16)
+        padded[: len(codes)] = feature_index(codes >> 3, codes & 7, where, perspective)
+        views.append(padded)
+    return views[0], views[1]
+
+
+def boards_features(boards: Sequence[chess.Board]) -> Tuple[np.ndarray, np.ndarray]:
+    """``(B, 32)`` padded feature lists of several boards, for both views."""
+    pairs = [board_features(board) for board in boards]
+    empty = np.zeros((0, MAX_PIECES), dtype=np.int16)
+    stm = np.stack([p[0] for p in pairs]) if pairs else empty
+    nstm = np.stack([p[1] for p in pairs]) if pairs else empty
+    return stm, nstm
+
+
+def accumulate(rows: np.ndarray, bias: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """``bias + sum of rows[features]`` per position; padding entries add nothing.
+
+    ``rows`` is ``(768, H)``; ``features`` a ``(B, 32)`` padded index array.
+    Loops over the 32 slots, not over positions.
+    """
+    padded = np.concatenate([rows, np.zeros((1, rows.shape[1]), dtype=rows.dtype)])
+    acc = np.broadcast_to(bias, (len(features), rows.shape[1])).copy()
+    for slot in range(features.shape[1]):
+        acc += padded[features[:, slot]]
+    return acc
+
+
+# ---------------------------------------------------------------------------
+# Float network
+# ---------------------------------------------------------------------------
+
+@dataclass
+class FloatNetwork:
+    """Float parameters of an architecture-1 network (float32 arrays)."""
+
+    ft_w: np.ndarray  # (768, H)
+    ft_b: np.ndarray  # (H,)
+    out_w: np.ndarray  # (2H,), side to move's half first
+    out_b: np.ndarray  # (1,)
+
+    @property
+    def hidden(self) -> int:
+        return int(self.ft_b.shape[0])
+
+    @classmethod
+    def initial(cls, hidden: int, rng: np.random.Generator) -> "FloatNetwork":
+        """Random starting weights: accumulators of a typical position spread over ``[0, 1]``."""
+        check_hidden(hidden)
+        ft_scale = 1.0 / np.sqrt(MAX_PIECES)
+        out_scale = 1.0 / np.sqrt(2 * hidden)
+        return cls(
+            ft_w=rng.uniform(-ft_scale, ft_scale, (NUM_FEATURES, hidden)).astype(np.float32),
+            ft_b=np.full(hidden, 0.5, dtype=np.float32),
+            out_w=rng.uniform(-out_scale, out_scale, 2 * hidden).astype(np.float32),
+            out_b=np.zeros(1, dtype=np.float32),
+        )
+
+    def parameters(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.ft_w, self.ft_b, self.out_w, self.out_b
+
+    def copy(self) -> "FloatNetwork":
+        return FloatNetwork(*(p.copy() for p in self.parameters()))
+
+    def clip_weights(self) -> None:
+        """Clip every weight and the feature-transformer bias to ``[-127/64, 127/64]``."""
+        for array in (self.ft_w, self.ft_b, self.out_w):
+            np.clip(array, -WEIGHT_CLIP, WEIGHT_CLIP, out=array)
+
+    def accumulators(self, features: np.ndarray) -> np.ndarray:
+        """Float accumulators ``(B, H)`` for padded feature lists."""
+        return accumulate(self.ft_w, self.ft_b, features)
+
+    def forward(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
+        """Network output ``y`` (B,) for padded feature lists of both views."""
+        hidden = self.hidden
+        y = screlu(self.accumulators(stm)) @ self.out_w[:hidden]
+        y += screlu(self.accumulators(nstm)) @ self.out_w[hidden:]
+        return y + self.out_b[0]
+
+    def evaluate_cp(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
+        """Float evaluation in centipawns, side to move's view: ``400 * y``."""
+        return SCALE * self.forward(stm, nstm)
+
+    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        """Float evaluation in centipawns of python-chess boards."""
+        return self.evaluate_cp(*boards_features(boards))
+
+    def save_npz(self, path: PathLike) -> None:
+        """Save the float parameters (a checkpoint to continue training from)."""
+        with open(path, "wb") as handle:
+            np.savez(handle, architecture=ARCHITECTURE, ft_w=self.ft_w, ft_b=self.ft_b, out_w=self.out_w, out_b=self.out_b)
+
+    @classmethod
+    def load_npz(cls, path: PathLike) -> "FloatNetwork":
+        """Load a float checkpoint written by :meth:`save_npz`."""
+        with np.load(path) as data:
+            if int(data["architecture"]) != ARCHITECTURE:
+                raise ValueError(f"{path}: architecture {int(data['architecture'])}, expected {ARCHITECTURE}")
+            net = cls(*(data[k].astype(np.float32) for k in ("ft_w", "ft_b", "out_w", "out_b")))
+        hidden = net.hidden
+        check_hidden(hidden)
+        if net.ft_w.shape != (NUM_FEATURES, hidden) or net.out_w.shape != (2 * hidden,) or net.out_b.shape != (1,):
+            raise ValueError(f"{path}: parameter shapes do not match hidden size {hidden}")
+        return net
+
+
+# ---------------------------------------------------------------------------
+# Quantised network and the FIANNUE file
+# ---------------------------------------------------------------------------
+
+@dataclass
+class QuantNetwork:
+    """Integer parameters exactly as the ``FIANNUE`` file stores them."""
+
+    ft_w: np.ndarray  # int16 (768, H)
+    ft_b: np.ndarray  # int16 (H,)
+    out_w: np.ndarray  # int16 (2H,)
+    out_b: int  # int32
+
+    @property
+    def hidden(self) -> int:
+        return int(self.ft_b.shape[0])
+
+    @classmethod
+    def quantise(cls, net: FloatNetwork) -> "QuantNetwork":
+        """Round a float network: ``ft * QA``, ``out_w * QB``, ``out_b * QA * QB``.
+
+        Raises ``ValueError`` when a value does not fit its integer type (a
+        network whose weights were not clipped).
+        """
+        check_hidden(net.hidden)
+        ft_w = np.round(net.ft_w.astype(np.float64) * QA)
+        ft_b = np.round(net.ft_b.astype(np.float64) * QA)
+        out_w = np.round(net.out_w.astype(np.float64) * QB)
+        out_b = int(np.round(float(net.out_b[0]) * QA * QB))
+        for name, values in (("ft_w", ft_w), ("ft_b", ft_b), ("out_w", out_w)):
+            if np.abs(values).max() > 32767:
+                raise ValueError(f"{name} does not fit int16 after quantisation (weights not clipped?)")
+        if not -(2**31) <= out_b < 2**31:
+            raise ValueError("out_b does not fit int32 after quantisation")
+        return cls(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
+
+    def dequantise(self) -> FloatNetwork:
+        """The float network whose values are exactly the quantised ones."""
+        return FloatNetwork(
+            ft_w=(self.ft_w.astype(np.float64) / QA).astype(np.float32),
+            ft_b=(self.ft_b.astype(np.float64) / QA).astype(np.float32),
+            out_w=(self.out_w.astype(np.float64) / QB).astype(np.float32),
+            out_b=np.array([self.out_b / (QA * QB)], dtype=np.float32),
+        )
+
+    def evaluate(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
+        """Integer evaluation in centipawns (int64 array), as the core computes it."""
+        return integer_evaluate(self, stm, nstm)
+
+    def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        return self.evaluate(*boards_features(boards))
+
+    def payload(self) -> bytes:
+        return b"".join(
+            (
+                self.ft_w.astype("<i2").tobytes(),
+                self.ft_b.astype("<i2").tobytes(),
+                self.out_w.astype("<i2").tobytes(),
+                np.array([self.out_b], dtype="<i4").tobytes(),
+            )
+        )
+
+    def to_bytes(self) -> bytes:
+        """The whole ``FIANNUE`` file."""
+        payload = self.payload()
+        header = np.zeros((), dtype=HEADER_DTYPE)
+        header["magic"] = MAGIC
+        for name, value in (
+            ("version", VERSION),
+            ("architecture", ARCHITECTURE),
+            ("inputs", NUM_FEATURES),
+            ("hidden", self.hidden),
+            ("qa", QA),
+            ("qb", QB),
+            ("scale", SCALE),
+            ("payload_bytes", len(payload)),
+            ("checksum", fnv1a32(payload)),
+        ):
+            header[name] = value
+        return header.tobytes() + payload
+
+    def save(self, path: PathLike) -> None:
+        with open(path, "wb") as handle:
+            handle.write(self.to_bytes())
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "network") -> "QuantNetwork":
+        """Parse a ``FIANNUE`` file; ``ValueError`` names whatever is wrong."""
+        header = parse_header(data, name)
+        hidden = int(header["hidden"])
+        ft_w_end = HEADER_SIZE + 2 * NUM_FEATURES * hidden
+        ft_b_end = ft_w_end + 2 * hidden
+        out_w_end = ft_b_end + 4 * hidden
+        return cls(
+            ft_w=np.frombuffer(data[HEADER_SIZE:ft_w_end], dtype="<i2").reshape(NUM_FEATURES, hidden).astype(np.int16),
+            ft_b=np.frombuffer(data[ft_w_end:ft_b_end], dtype="<i2").astype(np.int16),
+            out_w=np.frombuffer(data[ft_b_end:out_w_end], dtype="<i2").astype(np.int16),
+            out_b=int(np.frombuffer(data[out_w_end : out_w_end + 4], dtype="<i4")[0]),
+        )
+
+    @classmethod
+    def load(cls, path: PathLike) -> "QuantNetwork":
+        with open(path, "rb") as handle:
+            return cls.from_bytes(handle.read(), os.fspath(path))
+
+
+def parse_header(data: bytes, name: str = "network") -> np.ndarray:
+    """Check a ``FIANNUE`` file's header, length and checksum; returns the header."""
+    if len(data) < HEADER_SIZE:
+        raise ValueError(f"{name}: truncated header ({len(data)} bytes, expected {HEADER_SIZE})")
+    header = np.frombuffer(data[:HEADER_SIZE], dtype=HEADER_DTYPE)[0]
+    if bytes(header["magic"]).ljust(8, b"\0") != MAGIC:
+        raise ValueError(f"{name}: not a FIANNUE network (magic {data[:8]!r})")
+    expected = (
+        ("version", VERSION),
+        ("architecture", ARCHITECTURE),
+        ("inputs", NUM_FEATURES),
+        ("qa", QA),
+        ("qb", QB),
+        ("scale", SCALE),
+        ("reserved", 0),
+    )
+    for field, value in expected:
+        if int(header[field]) != value:
+            raise ValueError(f"{name}: unsupported {field} {int(header[field])}, expected {value}")
+    hidden = int(header["hidden"])
+    try:
+        check_hidden(hidden)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    size = payload_size(hidden)
+    if int(header["payload_bytes"]) != size:
+        raise ValueError(f"{name}: payload size {int(header['payload_bytes'])}, expected {size} for hidden {hidden}")
+    if len(data) < HEADER_SIZE + size:
+        raise ValueError(f"{name}: truncated payload ({len(data) - HEADER_SIZE} of {size} bytes)")
+    if len(data) > HEADER_SIZE + size:
+        raise ValueError(f"{name}: {len(data) - HEADER_SIZE - size} bytes after the payload")
+    checksum = fnv1a32(data[HEADER_SIZE:])
+    if checksum != int(header["checksum"]):
+        raise ValueError(f"{name}: checksum mismatch (stored {int(header['checksum']):#010x}, computed {checksum:#010x})")
+    return header
+
+
+def load_float(path: PathLike) -> FloatNetwork:
+    """A float network from a ``.npz`` checkpoint or (dequantised) from a ``FIANNUE`` file."""
+    with open(path, "rb") as handle:
+        magic = handle.read(8)
+    if magic == MAGIC:
+        return QuantNetwork.load(path).dequantise()
+    return FloatNetwork.load_npz(path)
+
+
+# ---------------------------------------------------------------------------
+# Integer reference evaluation and the error bound
+# ---------------------------------------------------------------------------
+
+def truncating_divide(numerator: np.ndarray, denominator: int) -> np.ndarray:
+    """C integer division: the quotient truncated towards zero."""
+    quotient = np.abs(numerator) // denominator
+    return np.where(numerator < 0, -quotient, quotient)
+
+
+def integer_evaluate(net: QuantNetwork, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
+    """Centipawns (int64) of the quantised network, the core's arithmetic step by step."""
+    hidden = net.hidden
+    ft_w = net.ft_w.astype(np.int32)
+    ft_b = net.ft_b.astype(np.int32)
+    out_w = net.out_w.astype(np.int64)
+    v_stm = np.clip(accumulate(ft_w, ft_b, stm), 0, QA).astype(np.int64)
+    v_nstm = np.clip(accumulate(ft_w, ft_b, nstm), 0, QA).astype(np.int64)
+    s = (v_stm * v_stm) @ out_w[:hidden] + (v_nstm * v_nstm) @ out_w[hidden:]
+    out = truncating_divide(s, QA) + net.out_b
+    return np.clip(truncating_divide(out * SCALE, QA * QB), -VALUE_NETWORK_MAX, VALUE_NETWORK_MAX)
+
+
+#: The integer evaluation's own rounding against a float pass of the dequantised
+#: network: trunc(s / QA) loses less than one output unit (SCALE / (QA * QB) cp),
+#: the final truncation less than one centipawn.
+DEQUANTISED_BOUND_CP = 1.0 + SCALE / (QA * QB)
+
+
+def quantisation_bound(net: FloatNetwork, active: int = MAX_PIECES) -> float:
+    """Worst-case |integer cp - float cp| for positions with at most ``active`` pieces.
+
+    Rounding moves each feature-transformer value by at most ``0.5 / QA``, so an
+    accumulator by at most ``(active + 1) * 0.5 / QA``; SCReLU is 2-Lipschitz,
+    and its output (at most 1) meets an output weight rounded by at most
+    ``0.5 / QB``.  Adds the output bias's rounding and
+    :data:`DEQUANTISED_BOUND_CP`.
+    """
+    acc_error = (active + 1) * 0.5 / QA
+    out_w_rounded = np.abs(net.out_w.astype(np.float64)) + 0.5 / QB
+    weight_error = float(np.sum(out_w_rounded * 2 * acc_error)) + 2 * net.hidden * 0.5 / QB + 0.5 / (QA * QB)
+    return SCALE * weight_error + DEQUANTISED_BOUND_CP

@@ -1,0 +1,100 @@
+"""The evaluation network: where the shipped one lives, and loading a file into the core.
+
+The core keeps one network (``core_cy.core.load_network``); this module reads the
+file, turns every refusal into a message, and remembers which file is loaded, so
+that a bad ``EvalFile`` leaves the working network in place. numpy is not needed.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from core_cy import core
+
+from fianchetto.options import DEFAULT_NETWORK_NAME
+
+
+def default_network_path() -> Optional[Path]:
+    """The shipped network file, or None when the package carries none."""
+    try:
+        from importlib.resources import files
+
+        path = Path(str(files("fianchetto.networks").joinpath(DEFAULT_NETWORK_NAME)))
+    except (ImportError, ModuleNotFoundError, TypeError):
+        return None
+    return path if path.is_file() else None
+
+
+class NetworkError(ValueError):
+    """A network file that cannot be used; the message names the file and the problem."""
+
+
+def load_file(path: str) -> dict:
+    """Load the network at ``path`` into the core; :class:`NetworkError` if refused
+    (the network loaded before stays in use)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise NetworkError(f"cannot read network file {path}: {exc.strerror or exc}") from None
+    try:
+        return core.load_network(data)
+    except (ValueError, MemoryError) as exc:
+        raise NetworkError(f"network file {path} refused: {exc}") from None
+
+
+def resolve(eval_file: str) -> Optional[str]:
+    """The path an ``EvalFile`` value names: empty or 'default' mean the shipped network."""
+    if eval_file.strip().lower() in ("", "default", "<default>", DEFAULT_NETWORK_NAME):
+        path = default_network_path()
+        return str(path) if path else None
+    return eval_file
+
+
+def select_for_tool(eval_file: Optional[str]) -> Optional[str]:
+    """For command-line tools: load ``eval_file`` (None: the shipped network, 'none':
+    the hand-crafted evaluation) and switch it on. Returns an error message or None."""
+    if eval_file is not None and eval_file.lower() == "none":
+        core.set_network_active(False)
+        return None
+    path = resolve(eval_file or "")
+    if path is None:
+        core.set_network_active(False)
+        return None
+    try:
+        load_file(path)
+    except NetworkError as exc:
+        return str(exc)
+    core.set_network_active(True)
+    return None
+
+
+class EvaluationChoice:
+    """What the ``EvalFile`` and ``Use NNUE`` options ask for, applied to the core.
+
+    A file that cannot be used is refused whole: the network that was working
+    stays loaded and the option keeps its old value."""
+
+    def __init__(self) -> None:
+        self.loaded: Optional[str] = None     # the file whose network the core holds
+
+    def load(self, eval_file: str) -> None:
+        """Load the network ``eval_file`` names; :class:`NetworkError` if refused."""
+        path = resolve(eval_file)
+        if path is None:
+            raise NetworkError("no network is shipped with this build")
+        if path != self.loaded:
+            load_file(path)
+            self.loaded = path
+
+    def activate(self, use_network: bool) -> Optional[str]:
+        """Switch between the network and the hand-crafted evaluation; a message
+        when the network was asked for but none is loaded."""
+        active = core.set_network_active(use_network)
+        if use_network and not active:
+            return "no network loaded; using the hand-crafted evaluation"
+        return None
+
+    def describe(self) -> str:
+        if core.network_active():
+            return f"network {self.loaded} ({core.network_hidden()} hidden)"
+        return "hand-crafted evaluation"

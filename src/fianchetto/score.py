@@ -1,0 +1,126 @@
+"""Scores and search reports, typed.
+
+A :class:`Score` is the search's opinion of a position for the side to move:
+centipawns, or a mate in a number of moves (negative when the side to move is
+mated), as python-chess has ``Cp`` and ``Mate``. The core reports scores in its
+own units; :meth:`Score.from_core` is the one place they are read.
+
+>>> Score.cp(25).uci()
+'cp 25'
+>>> Score.mate(-2).uci()
+'mate -2'
+>>> Score.from_core(SCORE_MATE - 3)          # mate in 3 plies: in 2 moves
+Score(kind='mate', value=2)
+>>> Score.mate(1).as_cp() > Score.mate(3).as_cp() > Score.cp(900).as_cp()
+True
+
+The search reports through :class:`SearchInfo` (an iteration's result, or the
+closing line) and :class:`CurrMove` (the root move being searched);
+:func:`event_from_core` turns the core's plain dictionaries into them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Union
+
+from core_cy.core import SCORE_MATE, SCORE_MATE_IN_MAX_PLY, SCORE_TB_WIN
+
+#: A mate, compared with centipawn scores, counts as this many centipawns
+#: (minus its distance in moves).
+MATE_CP = 100_000
+#: The score of a tablebase win, minus the plies to it (the core's value).
+TB_WIN_CP = SCORE_TB_WIN
+
+
+@dataclass(frozen=True)
+class Score:
+    """A score for the side to move: ``kind`` is ``"cp"`` or ``"mate"``."""
+
+    kind: str
+    value: int
+
+    @classmethod
+    def cp(cls, centipawns: int) -> "Score":
+        return cls("cp", int(centipawns))
+
+    @classmethod
+    def mate(cls, moves: int) -> "Score":
+        """Mate in ``moves`` (negative: mated in as many; 0: mated now)."""
+        return cls("mate", int(moves))
+
+    @classmethod
+    def from_core(cls, value: int) -> "Score":
+        """The core's score: centipawns, or mate distances in plies near ``SCORE_MATE``."""
+        if value >= SCORE_MATE_IN_MAX_PLY:
+            return cls.mate((SCORE_MATE - value + 1) // 2)
+        if value <= -SCORE_MATE_IN_MAX_PLY:
+            return cls.mate(-((SCORE_MATE + value) // 2))
+        return cls.cp(value)
+
+    @property
+    def is_mate(self) -> bool:
+        return self.kind == "mate"
+
+    def as_cp(self) -> int:
+        """One number that orders every score: mates beyond any centipawn value,
+        nearer mates first.
+
+        >>> Score.mate(-1).as_cp() < Score.mate(-5).as_cp() < Score.cp(-900).as_cp()
+        True
+        """
+        if not self.is_mate:
+            return self.value
+        return MATE_CP - self.value if self.value > 0 else -MATE_CP - self.value
+
+    def uci(self) -> str:
+        """The score as UCI writes it after ``score``."""
+        return f"{self.kind} {self.value}"
+
+
+@dataclass
+class SearchInfo:
+    """One ``info`` line about the search. ``None`` fields are not reported."""
+
+    depth: int = 0
+    score: Optional[Score] = None
+    seldepth: Optional[int] = None
+    multipv: Optional[int] = None
+    bound: Optional[str] = None          # "lowerbound", "upperbound", None when exact
+    nodes: Optional[int] = None
+    nps: Optional[int] = None
+    hashfull: Optional[int] = None
+    tbhits: int = 0
+    time: Optional[int] = None           # ms since the search started
+    pv: List[str] = field(default_factory=list)
+    final: bool = False                  # the core's closing line, sent before bestmove
+
+    @property
+    def is_main_line(self) -> bool:
+        """The first (or only) principal variation."""
+        return self.multipv in (None, 1)
+
+    @classmethod
+    def from_core(cls, event: Dict[str, Any]) -> "SearchInfo":
+        return cls(depth=event["depth"], score=Score.from_core(event["score"]), seldepth=event["seldepth"],
+                   multipv=event["multipv"], bound=event["bound"], nodes=event["nodes"], nps=event["nps"],
+                   hashfull=event["hashfull"], tbhits=event["tbhits"], time=event["time"],
+                   pv=list(event["pv"]), final=bool(event["final"]))
+
+
+@dataclass(frozen=True)
+class CurrMove:
+    """The root move the search is on (reported in long searches)."""
+
+    depth: int
+    currmove: str
+    currmovenumber: int
+
+
+Event = Union[SearchInfo, CurrMove]
+
+
+def event_from_core(event: Dict[str, Any]) -> Event:
+    """The typed form of a report from the core's ``info`` callback."""
+    if "currmove" in event:
+        return CurrMove(event["depth"], event["currmove"], event["currmovenumber"])
+    return SearchInfo.from_core(event)

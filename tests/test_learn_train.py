@@ -1,0 +1,146 @@
+"""The numpy trainer: gradients, learning on synthetic data, reproducibility, CLI.
+
+The synthetic positions are labelled by material alone (see
+fianchetto.learn.synthetic), something a small network learns within a few
+epochs.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fianchetto.cli import main as cli_main
+from fianchetto.learn.data import decode, write_records
+from fianchetto.learn.network import FloatNetwork, QuantNetwork
+from fianchetto.learn.synthetic import material_records
+from fianchetto.learn.train import (
+    OneHot,
+    TrainConfig,
+    checkpoint_path_for,
+    cosine_lr,
+    loss_and_gradients,
+    main_train,
+    run_train,
+    targets,
+)
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    records, _ = material_records(3000, seed=17)
+    path = tmp_path_factory.mktemp("learn") / "material.dat"
+    write_records(path, records)
+    return path
+
+
+def small_config(data: Path, out: Path, **changes) -> TrainConfig:
+    settings = dict(data=[str(data)], out=str(out), epochs=6, hidden=32, batch=256, lr=3e-3, lam=0.0, val_fraction=0.1, seed=5)
+    settings.update(changes)
+    return TrainConfig(**settings)
+
+
+def test_gradients_match_finite_differences(data_file: Path) -> None:
+    records, _ = material_records(40, seed=2)
+    batch = decode(records)
+    rng = np.random.default_rng(0)
+    net = FloatNetwork.initial(16, rng)
+    net = FloatNetwork(*(p.astype(np.float64) for p in net.parameters()))
+    net.ft_w += rng.normal(0, 0.2, net.ft_w.shape)  # spread accumulators over all three SCReLU pieces
+    x = OneHot(len(batch)).fill(batch).astype(np.float64)
+    target = targets(batch, 0.3).astype(np.float64)
+    _, grads = loss_and_gradients(net, x, target)
+    used = sorted(set(batch.stm[:, 0].tolist()))[:2]
+    probes = [(0, (used[0], 3)), (0, (used[1], 7)), (1, (5,)), (2, (2,)), (2, (20,)), (3, (0,))]
+    for which, index in probes:
+        param = net.parameters()[which]
+        saved = param[index]
+        param[index] = saved + 1e-6
+        up, _ = loss_and_gradients(net, x, target)
+        param[index] = saved - 1e-6
+        down, _ = loss_and_gradients(net, x, target)
+        param[index] = saved
+        numeric = (up - down) / 2e-6
+        assert grads[which][index] == pytest.approx(numeric, rel=1e-3, abs=1e-9), (which, index)
+
+
+def test_cosine_schedule_decays() -> None:
+    assert cosine_lr(1e-3, 0, 100) == pytest.approx(1e-3)
+    assert cosine_lr(1e-3, 50, 100) < cosine_lr(1e-3, 10, 100)
+    assert cosine_lr(1e-3, 100, 100) == pytest.approx(5e-5)
+
+
+def test_training_reduces_validation_loss_and_is_reproducible(data_file: Path, tmp_path: Path) -> None:
+    first = run_train(small_config(data_file, tmp_path / "a.nnue"), progress_stream=None, log=None)
+    second = run_train(small_config(data_file, tmp_path / "b.nnue"), progress_stream=None, log=None)
+    other = run_train(small_config(data_file, tmp_path / "c.nnue", seed=6, epochs=1), progress_stream=None, log=None)
+    losses = [h.val_loss for h in first.history]
+    start = first.initial_val_loss
+    assert losses[-1] < 0.5 * start, (start, losses)
+    assert losses[-1] < losses[0]
+    assert (tmp_path / "a.nnue").read_bytes() == (tmp_path / "b.nnue").read_bytes()
+    assert [h.val_loss for h in second.history] == losses
+    assert not np.array_equal(other.network.ft_w, first.network.ft_w)
+    # the written files load, and the float checkpoint continues training
+    quant = QuantNetwork.load(tmp_path / "a.nnue")
+    assert quant.hidden == 32
+    resumed = run_train(
+        small_config(data_file, tmp_path / "d.nnue", epochs=1, init=str(tmp_path / "a.npz"), lr=5e-4),
+        progress_stream=None,
+        log=None,
+    )
+    assert resumed.history[0].val_loss < 0.6 * start
+
+
+def test_trained_network_ranks_material(data_file: Path, tmp_path: Path) -> None:
+    """After training on material labels, the integer evaluation orders material balance."""
+    result = run_train(small_config(data_file, tmp_path / "m.nnue", epochs=8), progress_stream=None, log=None)
+    records, _ = material_records(600, seed=99)
+    batch = decode(records)
+    cp = QuantNetwork.load(tmp_path / "m.nnue").evaluate(batch.stm, batch.nstm)
+    ahead = cp[batch.score >= 300].mean()
+    level = cp[batch.score == 0].mean()
+    behind = cp[batch.score <= -300].mean()
+    assert behind < level < ahead
+    assert result.checkpoint_path == tmp_path / "m.npz"
+
+
+def test_checkpoint_path_is_beside_the_network() -> None:
+    assert checkpoint_path_for(Path("/x/gen1.nnue")) == Path("/x/gen1.npz")
+    assert checkpoint_path_for(Path("/x/gen1.npz")) == Path("/x/gen1.npz.float.npz")
+
+
+def test_cli_train_subcommand(data_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "cli.nnue"
+    code = cli_main(["train", "--data", f"{data_file},{data_file}", "--out", str(out), "--epochs", "1", "--hidden", "16", "--batch", "512"])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "6000 positions: 5880 train, 120 validation" in captured.out
+    assert "epoch 0: validation loss" in captured.out
+    assert "epoch 1: train loss" in captured.out
+    assert "pos/s" in captured.err and "ETA" in captured.err
+    assert QuantNetwork.load(out).hidden == 16
+    assert (tmp_path / "cli.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--data", "/nonexistent.dat", "--out", "x.nnue"], "No such file"),
+        (["--data", "DATA", "--out", "x.nnue", "--hidden", "100"], "hidden size 100"),
+        (["--data", "DATA", "--out", "x.nnue", "--lambda", "2"], "lambda"),
+    ],
+)
+def test_train_reports_bad_options(data_file: Path, argv, message: str, capsys: pytest.CaptureFixture) -> None:
+    argv = [str(data_file) if a == "DATA" else a for a in argv]
+    assert main_train(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_uci_path_does_not_import_numpy() -> None:
+    code = "import sys, fianchetto.cli, fianchetto.uci, fianchetto.engine; print('numpy' in sys.modules)"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "False"

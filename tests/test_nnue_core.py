@@ -1,0 +1,130 @@
+"""The network in the core: file checks, incremental accumulators, the integer
+forward pass, and the search running on it."""
+from __future__ import annotations
+
+import random
+import struct
+
+import chess
+import pytest
+
+from core_cy import core
+from fianchetto.board import Board
+
+from support.networks import CORRUPTIONS, fnv1a, random_network_bytes, reference_eval
+
+
+@pytest.fixture()
+def network():
+    data = random_network_bytes()
+    core.load_network(data)
+    core.set_network_active(True)
+    yield data
+    core.unload_network()
+
+
+def random_game(rng: random.Random, board: Board, plies: int) -> Board:
+    for _ in range(plies):
+        moves = board.legal_moves()
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board
+
+
+SPECIAL_POSITIONS = [
+    ("r3k2r/pppq1ppp/2n2n2/3pp3/3PP3/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 1",
+     ["e1g1", "e8c8", "d4e5", "d5e4"], False),
+    ("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", ["e5f6", "e7f6"], False),
+    ("r1n1k3/1P6/8/8/8/8/4K1p1/7R b - - 0 1", ["g2h1q", "b7a8n", "h1h2"], False),
+    ("3k4/1P6/8/8/8/8/8/4K3 w - - 0 1", ["b7b8r"], False),
+    ("nrkbrqbn/pppppppp/8/8/8/8/PPPPPPPP/NRKBRQBN w EBeb - 0 1",
+     ["d2d4", "d7d5", "c1d2", "c8d7", "e2e4", "e7e5"], True),
+    ("rk5r/8/8/8/8/8/8/RK5R w HAha - 0 1", ["b1a1", "b8a8"], True),
+]
+
+
+@pytest.mark.parametrize("fen,moves,chess960", SPECIAL_POSITIONS)
+def test_accumulator_through_special_moves(network, fen, moves, chess960):
+    board = Board(fen, chess960=chess960)
+    for uci in moves:
+        board.push(uci)
+    assert core.accumulator_mismatch(board) == -1
+    assert core.evaluate_network(board) == reference_eval(network, board.to_python_chess())
+
+
+@pytest.mark.parametrize("chess960", [False, True])
+def test_incremental_accumulator_equals_refresh_in_random_games(network, chess960):
+    rng = random.Random(42 + chess960)
+    for game in range(40):
+        if chess960:
+            start = chess.Board.from_chess960_pos(rng.randrange(960)).fen()
+            board = Board(start, chess960=True)
+        else:
+            board = Board()
+        random_game(rng, board, rng.randrange(20, 160))
+        assert core.accumulator_mismatch(board) == -1, board.fen()
+
+
+def test_network_eval_matches_the_integer_reference(network):
+    rng = random.Random(5)
+    checked = 0
+    while checked < 200:
+        board = random_game(rng, Board(), rng.randrange(0, 80))
+        assert core.evaluate_network(board) == reference_eval(network, board.to_python_chess())
+        checked += 1
+
+
+def test_mirrored_position_scores_the_same(network):
+    rng = random.Random(9)
+    for _ in range(50):
+        board = random_game(rng, Board(), rng.randrange(1, 60))
+        py = board.to_python_chess()
+        mirrored = Board(py.mirror().fen())
+        assert core.evaluate_network(Board(py.fen())) == core.evaluate_network(mirrored)
+
+
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
+def test_corrupt_network_is_refused_and_the_old_one_kept(network, kind):
+    board = random_game(random.Random(3), Board(), 30)
+    before = core.evaluate_network(board)
+    with pytest.raises(ValueError):
+        core.load_network(CORRUPTIONS[kind](network))
+    assert core.network_active()
+    assert core.evaluate_network(board) == before
+
+
+def test_out_of_range_weights_are_refused(network):
+    data = bytearray(random_network_bytes())
+    hidden = 32
+    offset = 48 + 2 * (768 * hidden + hidden)          # first output weight
+    struct.pack_into("<h", data, offset, 2000)
+    payload = bytes(data[48:])
+    struct.pack_into("<I", data, 40, fnv1a(payload))
+    with pytest.raises(ValueError, match="range"):
+        core.load_network(bytes(data))
+
+
+def test_search_uses_the_network_and_stays_deterministic(network):
+    board = Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    first = core.Search(hash_mb=8)
+    best1 = first.go(board, depth=7)
+    nodes_net = first.nodes
+    second = core.Search(hash_mb=8)
+    assert second.go(board, depth=7) == best1 and second.nodes == nodes_net
+    core.set_network_active(False)
+    hce = core.Search(hash_mb=8)
+    hce.go(board, depth=7)
+    assert hce.nodes != nodes_net          # a different evaluation searches a different tree
+    assert core.evaluate_hand_crafted(board) == board.evaluate()
+
+
+def test_without_a_network_the_hand_crafted_evaluation_is_used():
+    core.unload_network()
+    assert not core.set_network_active(True)
+    board = Board()
+    assert board.evaluate() == core.evaluate_hand_crafted(board)
+    with pytest.raises(ValueError):
+        core.evaluate_network(board)

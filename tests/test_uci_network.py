@@ -1,0 +1,87 @@
+"""EvalFile and Use NNUE through the engine process: good files load, bad files are
+refused with an info string and the working evaluation stays."""
+from __future__ import annotations
+
+import pytest
+
+from support.networks import CORRUPTIONS, random_network_bytes
+from support.uci_pipe import UciPipe
+
+FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+
+
+@pytest.fixture(scope="module")
+def good_net(tmp_path_factory):
+    path = tmp_path_factory.mktemp("nets") / "good.nnue"
+    path.write_bytes(random_network_bytes(hidden=32, seed=4))
+    return path
+
+
+@pytest.fixture()
+def engine():
+    pipe = UciPipe()
+    pipe.handshake()
+    pipe.sync()
+    yield pipe
+    pipe.close()
+
+
+def eval_lines(pipe: UciPipe):
+    pipe.send(f"position fen {FEN}")
+    pipe.send("eval")
+    return pipe.read_until(lambda l: l.startswith("Search uses:"))
+
+
+def test_options_are_declared():
+    pipe = UciPipe()
+    lines = pipe.handshake()
+    pipe.close()
+    assert any(l.startswith("option name EvalFile type string default ") for l in lines)
+    assert "option name Use NNUE type check default true" in lines
+
+
+def test_a_network_file_is_used_by_eval_and_search(engine, good_net):
+    engine.send(f"setoption name EvalFile value {good_net}")
+    assert not [l for l in engine.sync() if "refused" in l or "cannot" in l]
+    lines = eval_lines(engine)
+    assert any(l.startswith("NNUE evaluation:") for l in lines)
+    assert "good.nnue" in lines[-1]
+    _, best, _ = engine.go("go depth 4")
+    assert best and best != "(none)"
+    engine.send("setoption name Use NNUE value false")
+    engine.sync()
+    assert eval_lines(engine)[-1] == "Search uses: hand-crafted evaluation"
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
+def test_bad_network_files_are_refused(engine, good_net, tmp_path, kind):
+    engine.send(f"setoption name EvalFile value {good_net}")
+    engine.sync()
+    bad = tmp_path / f"{kind.replace(' ', '_')}.nnue"
+    bad.write_bytes(CORRUPTIONS[kind](good_net.read_bytes()))
+    engine.send(f"setoption name EvalFile value {bad}")
+    answer = engine.sync()
+    assert answer and all(l.startswith("info string ") for l in answer)
+    assert "refused" in " ".join(answer)
+    assert "good.nnue" in eval_lines(engine)[-1]
+    _, best, _ = engine.go("go depth 3")
+    assert best and best != "(none)"
+
+
+def test_missing_network_file(engine):
+    engine.send("setoption name EvalFile value /no/such/file.nnue")
+    answer = engine.sync()
+    assert answer and "cannot read" in " ".join(answer)
+    _, best, _ = engine.go("go depth 3")
+    assert best and best != "(none)"
+
+
+def test_the_uci_path_does_not_import_numpy():
+    import subprocess
+    import sys
+
+    code = ("import sys, fianchetto.cli, fianchetto.uci, fianchetto.engine, fianchetto.learn.selfplay;"
+            "from fianchetto.engine import Engine;"
+            "Engine(listener=None);"
+            "sys.exit(1 if 'numpy' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

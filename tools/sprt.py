@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Play two builds of Fianchetto against each other under fastchess, with an SPRT.
+
+    python3 tools/sprt.py BASE TEST [--tc 8+0.08] [--elo0 0 --elo1 5] [--rounds 5000]
+                          [--base-option NAME=VALUE ...] [--test-option NAME=VALUE ...]
+                          [--log docs/sprt.md --title "what changed"]
+
+BASE and TEST are git refs. Each is exported (``git archive``) and installed into
+a virtual environment of its own under ``~/.cache/fianchetto/builds/<commit>``
+(built once, reused after); the two engines then play colour-reversed pairs
+from balanced openings, one thread and 16 MB of hash each, until the SPRT
+accepts one hypothesis or the rounds run out. fastchess prints the running
+Elo, LLR and pentanomial counts as it goes. With ``--log`` the result is
+appended to the test log as one table row.
+
+The same ref twice with different ``--base-option`` / ``--test-option`` values
+compares two configurations of one build (e.g. ``Use NNUE=false``).
+
+fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; build it
+beside the project (see ``../shared/README.md``), never inside it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("FIANCHETTO_CACHE", Path.home() / ".cache" / "fianchetto"))
+DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
+
+
+def commit_of(ref: str) -> str:
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{ref}^{{commit}}"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def build(commit: str) -> Path:
+    """The fianchetto executable of `commit`, installed into its own venv (cached)."""
+    home = CACHE / "builds" / commit[:12]
+    exe = home / "venv" / "bin" / "fianchetto"
+    if exe.exists():
+        return exe
+    if home.exists():
+        shutil.rmtree(home)
+    src = home / "src"
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(home / "venv")], check=True)
+    print(f"building {commit[:12]} into {home}", flush=True)
+    subprocess.run([str(home / "venv" / "bin" / "pip"), "install", "-q", str(src)], check=True)
+    return exe
+
+
+def engine_args(name: str, exe: Path, options: List[str]) -> List[str]:
+    args = ["-engine", f"cmd={exe}", f"name={name}"]
+    for option in options:
+        key, _, value = option.partition("=")
+        args.append(f"option.{key}={value}")
+    return args
+
+
+def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Namespace, pgn: Path) -> List[str]:
+    return [
+        fastchess,
+        *engine_args("test", test, args.test_option),
+        *engine_args("base", base, args.base_option),
+        "-each", f"tc={args.tc}", "option.Hash=16", "option.Threads=1",
+        "-openings", f"file={args.openings}", "format=epd", "order=random", f"-srand", str(args.seed),
+        "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
+        *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
+        "-draw", "movenumber=40", "movecount=8", "score=8",
+        "-resign", "movecount=4", "score=1000", "twosided=true",
+        "-ratinginterval", "20", "-pgnout", f"file={pgn}",
+    ]
+
+
+SUMMARY = {
+    "elo": re.compile(r"Elo:\s*(-?[\d.]+|inf|-inf)\s*\+/-\s*([\d.]+|nan|inf)"),
+    "llr": re.compile(r"LLR:\s*(-?[\d.]+)"),
+    "games": re.compile(r"Games:\s*(\d+),\s*Wins:\s*(\d+),\s*Losses:\s*(\d+),\s*Draws:\s*(\d+)"),
+    "ptnml": re.compile(r"Ptnml\(0-2\):\s*\[?([\d,\s]+)\]?"),
+}
+
+
+def parse_summary(text: str) -> Dict[str, str]:
+    """The last Elo, LLR, W/L/D and pentanomial figures fastchess printed."""
+    found: Dict[str, str] = {}
+    for key, pattern in SUMMARY.items():
+        matches = pattern.findall(text)
+        if matches:
+            last = matches[-1]
+            found[key] = " ".join(last) if isinstance(last, tuple) else last
+    return found
+
+
+def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> str:
+    if fixed:
+        return "fixed games"
+    if llr is None:
+        return "no result"
+    if llr >= bound:
+        return "H1 accepted (pass)"
+    if llr <= -bound:
+        return "H0 accepted (fail)"
+    return "inconclusive"
+
+
+def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str]) -> str:
+    games, wins, losses, draws = (summary.get("games", "0 0 0 0").split() + ["?"] * 4)[:4]
+    elo = summary.get("elo", "? ?").split()
+    llr = float(summary["llr"]) if "llr" in summary else None
+    options = "; ".join([f"base {o}" for o in args.base_option] + [f"test {o}" for o in args.test_option])
+    return (f"| {date.today()} | {args.title} | `{base[:8]}` | `{test[:8]}` | {args.tc} | "
+            f"[{args.elo0}, {args.elo1}] | {games} | {wins}-{draws}-{losses} | "
+            f"{elo[0]} ± {elo[1] if len(elo) > 1 else '?'} | {summary.get('llr', '?')} | "
+            f"{verdict(llr, fixed=args.no_sprt)} | {options} |")
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("base", help="git ref of the base build")
+    parser.add_argument("test", help="git ref of the build under test")
+    parser.add_argument("--tc", default="8+0.08")
+    parser.add_argument("--elo0", type=float, default=0.0)
+    parser.add_argument("--elo1", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=5000, help="at most this many game pairs")
+    parser.add_argument("--no-sprt", action="store_true", help="play all the rounds, no early stop")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1, help="opening order")
+    parser.add_argument("--openings", default=str(DEFAULT_OPENINGS))
+    parser.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--test-option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
+    parser.add_argument("--log", default=None, help="append the result row to this file (docs/sprt.md)")
+    parser.add_argument("--title", default="", help="what the test changes, for the log")
+    args = parser.parse_args(argv)
+    if not args.fastchess:
+        print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
+        return 2
+    base_commit, test_commit = commit_of(args.base), commit_of(args.test)
+    base_exe, test_exe = build(base_commit), build(test_commit)
+    pgn = CACHE / "matches" / f"{base_commit[:8]}-{test_commit[:8]}-{os.getpid()}.pgn"
+    pgn.parent.mkdir(parents=True, exist_ok=True)
+    command = fastchess_command(args.fastchess, base_exe, test_exe, args, pgn)
+    print(" ".join(command), flush=True)
+    output: List[str] = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line)
+            print(line, end="", flush=True)
+    summary = parse_summary("".join(output))
+    row = log_row(args, base_commit, test_commit, summary)
+    print(row)
+    if args.log:
+        with open(args.log, "a", encoding="utf-8") as log:
+            log.write(row + "\n")
+    return 0 if summary else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
