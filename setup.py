@@ -1,10 +1,13 @@
 """Build the compiled core.
 
 ``FIANCHETTO_DEBUG=1`` builds with bounds and wraparound checks on, C assertions
-enabled and ``-O0 -g``; ``FIANCHETTO_NATIVE=1`` adds ``-march=native``. The default
-build runs on any x86-64 or arm64 machine.
+enabled and ``-O0 -g``; ``FIANCHETTO_NATIVE=1`` adds ``-march=native``
+(``-mcpu=native`` on arm64, ``/arch:AVX2`` with MSVC on x64). The default build
+runs on any x86-64 or arm64 machine, and the wheels are built that way
+(docs/distribution.md). ``fianchetto doctor`` says which build is installed.
 """
 import os
+import platform
 import sys
 
 from Cython.Build import cythonize
@@ -12,16 +15,20 @@ from setuptools import Extension, setup
 
 DEBUG = os.environ.get("FIANCHETTO_DEBUG") == "1"
 NATIVE = os.environ.get("FIANCHETTO_NATIVE") == "1"
+ARM64 = platform.machine().lower() in ("arm64", "aarch64")
 
 
 def compile_args():
     if sys.platform == "win32":
-        return ["/Od", "/Zi"] if DEBUG else ["/O2"]
+        if DEBUG:
+            return ["/Od", "/Zi"]
+        return ["/O2", "/arch:AVX2"] if NATIVE and not ARM64 else ["/O2"]
     if DEBUG:
         return ["-O0", "-g", "-UNDEBUG"]
     args = ["-O3", "-DNDEBUG", "-fno-strict-aliasing"]
     if NATIVE:
-        args.append("-march=native")
+        # arm64 compilers (Apple clang among them) take the CPU as -mcpu.
+        args.append("-mcpu=native" if ARM64 else "-march=native")
     return args
 
 
@@ -40,7 +47,8 @@ extensions = [
         ["src/core_cy/core.pyx"],
         include_dirs=["src/core_cy"],
         extra_compile_args=compile_args(),
-        define_macros=[("FIANCHETTO_DEBUG", "1")] if DEBUG else [],
+        define_macros=([("FIANCHETTO_DEBUG", "1")] if DEBUG else [])
+        + ([("FIANCHETTO_NATIVE", "1")] if NATIVE else []),
     )
 ]
 

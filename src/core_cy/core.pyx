@@ -49,6 +49,7 @@ include "api_board.pxi"
 include "api_search.pxi"
 include "api_tables.pxi"
 include "api_learn.pxi"
+include "buildinfo.pxi"
 
 init_bitboards()
 init_zobrist()

@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #define TBF_LIST_SEP ':'
 #define TBF_DIR_SEP '/'
@@ -81,24 +80,29 @@ static const uint8_t* tbf_map(const char* path, uint64_t* size) {
     *size = (uint64_t)length.QuadPart;
     return (const uint8_t*)view;
 #else
-    struct stat info;
+    /* The length comes from lseek rather than fstat: glibc 2.33 gave fstat a new
+     * symbol version, and a core that links it loads only on glibc 2.33 and later
+     * (the manylinux tag of the wheel follows). A directory or other non-file
+     * that opens anyway fails at mmap. */
+    off_t length;
     void* view;
     int fd = open(path, O_RDONLY);
     *size = 0;
     if (fd < 0)
         return NULL;
-    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size <= 0) {
+    length = lseek(fd, 0, SEEK_END);
+    if (length <= 0) {
         close(fd);
         return NULL;
     }
-    view = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    view = mmap(NULL, (size_t)length, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);                 /* the mapping survives the descriptor */
     if (view == MAP_FAILED)
         return NULL;
 #if defined(MADV_RANDOM)
-    madvise(view, (size_t)info.st_size, MADV_RANDOM);
+    madvise(view, (size_t)length, MADV_RANDOM);
 #endif
-    *size = (uint64_t)info.st_size;
+    *size = (uint64_t)length;
     return (const uint8_t*)view;
 #endif
 }

@@ -1,4 +1,5 @@
 """Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``,
+``fianchetto doctor``, ``fianchetto --version``,
 ``fianchetto train`` (numpy, imported only when that subcommand runs)."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shutil
 import sys
 from typing import List, Optional, Sequence
 
+from fianchetto import __version__
 from fianchetto.benchmark import DEFAULT_DEPTH, bench_depth
 from fianchetto.board import Board
 from fianchetto.perft import run_perft
@@ -23,6 +25,7 @@ def engine_command() -> List[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fianchetto", description="Fianchetto UCI chess engine")
+    parser.add_argument("--version", action="version", version=f"Fianchetto {__version__}")
     commands = parser.add_subparsers(dest="command")
     perft = commands.add_parser("perft", help="count leaf nodes of the legal move tree")
     perft.add_argument("--depth", type=int, required=True, help="plies to count")
@@ -34,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("depth", nargs="?", default=None, help=f"search depth (default: {DEFAULT_DEPTH})")
     commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
+    doctor = commands.add_parser(
+        "doctor", help="print the version, how the core was built, the book and network found (for bug reports)"
+    )
+    doctor.add_argument("--syzygy", default=None, metavar="PATH",
+                        help=f"also check these Syzygy folders ({os.pathsep}-separated)")
     from fianchetto.learn import selfplay
 
     selfplay.build_parser(commands.add_parser(
@@ -91,6 +99,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     if args.command == "bench":
         return run_bench_command(args.depth)
+    if args.command == "doctor":
+        from fianchetto.doctor import run_doctor
+
+        return run_doctor(args.syzygy)
     if args.command == "datagen":
         from fianchetto.learn.selfplay import main_datagen
 

@@ -1,0 +1,165 @@
+"""``fianchetto doctor``: what is installed, and how it was built.
+
+The first thing to ask for in a bug report. It prints, one ``name: value`` per
+line: the version, Python and the platform, where the package and the compiled
+core were loaded from, how the core was compiled (portable or native, optimised
+or checked, compiler, the CPU features it may use, which popcount), the CPU it
+runs on, the default opening book and evaluation network it finds, and the
+Syzygy folders given with ``--syzygy`` (the engine itself starts with none: the
+GUI sets ``SyzygyPath``).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import platform
+import sys
+from pathlib import Path
+from typing import Callable, Iterator, List, Optional, Tuple
+
+#: The network the engine loads by default, inside the data package ``fianchetto.networks``.
+NETWORK_PACKAGE = "fianchetto.networks"
+NETWORK_NAME = "fianchetto.nnue"
+
+
+def _package_files(package: str, name: str) -> List[Path]:
+    """Where file `name` of an installed (possibly data-only, namespace) package would be."""
+    found: List[Path] = []
+    try:
+        from importlib.resources import files
+
+        # A namespace package gives a MultiplexedPath: join first, then take the path.
+        found.append(Path(str(files(package).joinpath(name))))
+    except (ImportError, TypeError, AttributeError, ValueError, OSError):
+        pass   # absent, or a namespace package that this Python's files() cannot read
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        found.extend(Path(location) / name for location in spec.submodule_search_locations)
+    return found
+
+
+def find_network() -> Optional[Path]:
+    """The default network file: in the installed ``fianchetto.networks``, else in
+    ``networks/`` of a source checkout; None when there is none."""
+    candidates = _package_files(NETWORK_PACKAGE, NETWORK_NAME)
+    candidates.append(Path(__file__).resolve().parent.parent.parent / "networks" / NETWORK_NAME)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _file_line(path: Path) -> str:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return f"{path} ({path.stat().st_size} bytes, sha256 {digest})"
+
+
+def _cpu_name() -> str:
+    if sys.platform.startswith("linux"):
+        try:
+            for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "Hardware") and value.strip():
+                    return value.strip()
+        except OSError:
+            pass
+    elif sys.platform == "darwin":
+        import subprocess
+
+        try:
+            done = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                                  text=True, timeout=5)
+            if done.returncode == 0 and done.stdout.strip():
+                return done.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return platform.processor() or "unknown"
+
+
+def _cpu_flags() -> Optional[List[str]]:
+    """The running CPU's features that a native build would use (Linux only), else None."""
+    interesting = ("popcnt", "bmi1", "bmi2", "avx2", "avx512f", "asimd")
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            have = set(value.split())
+            # /proc/cpuinfo calls bmi1 "bmi1"; on arm64 NEON is "asimd".
+            return [flag for flag in interesting if flag in have]
+    return None
+
+
+def _version_of(distribution: str) -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:   # pragma: no cover - Python < 3.8
+        return "unknown"
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
+    """The doctor's lines as (name, value) pairs."""
+    import core_cy.core as core
+
+    from fianchetto import __version__
+    from fianchetto.book import default_book_path
+
+    yield "Fianchetto", __version__
+    yield "python", f"{platform.python_version()} ({platform.python_implementation()}) {sys.executable}"
+    libc = " ".join(part for part in platform.libc_ver() if part)
+    yield "platform", platform.platform() + (f" ({libc})" if libc else "")
+    yield "package", str(Path(__file__).resolve().parent)
+    yield "core", str(Path(core.__file__).resolve())
+
+    info = core.build_info()
+    kind = "native (FIANCHETTO_NATIVE=1: runs only on CPUs like the one that built it)" if info["native"] \
+        else "portable (no -march=native)"
+    checked = "checked (FIANCHETTO_DEBUG=1: bounds and invariant checks, slow)" if info["checked"] \
+        else "not checked"
+    yield "core build", f"{kind}; {checked}; optimised: {'yes' if info['optimized'] else 'no'}"
+    yield "compiler", info["compiler"]
+    yield "architecture", info["arch"]
+    features = " ".join(info["features"])
+    yield "CPU features used", (features if features else f"baseline {info['arch']} only") \
+        + f"; popcount: {info['popcount']}"
+    cpu = _cpu_name()
+    flags = _cpu_flags()
+    yield "CPU", cpu + (f" (has: {' '.join(flags) or 'none of popcnt bmi2 avx2'})" if flags is not None else "")
+
+    book = default_book_path()
+    yield "book", _file_line(book) if book.is_file() else f"none (expected at {book})"
+    network = find_network()
+    yield "network", _file_line(network) if network else f"none (no {NETWORK_NAME} in {NETWORK_PACKAGE})"
+    yield "python-chess", _version_of("chess")
+    yield "numpy", _version_of("numpy")
+
+    if not syzygy:
+        yield "Syzygy paths", "none given (the engine starts with SyzygyPath empty; " \
+                              "check folders with: fianchetto doctor --syzygy PATH)"
+        return
+    from fianchetto.tablebase import Tablebases
+
+    tables = Tablebases()
+    problems = tables.configure(syzygy)
+    try:
+        yield "Syzygy paths", syzygy
+        yield "Syzygy tables", f"up to {tables.max_pieces} pieces" if tables.max_pieces else "none found"
+        for problem in problems:
+            yield "Syzygy problem", problem
+    finally:
+        tables.close()
+
+
+def run_doctor(syzygy: Optional[str], out: Callable[[str], None] = print) -> int:
+    for name, value in report(syzygy):
+        out(f"{name}: {value}" if name != "Fianchetto" else f"Fianchetto {value}")
+    return 0

@@ -1,0 +1,132 @@
+"""Release metadata and ``fianchetto doctor``: one version everywhere, a report of the build.
+
+The packaging run itself (``make``, the wheel, ``auditwheel``, a compiler-free
+venv) is ``test_distribution.py``, marked slow.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import core_cy.core as core
+from support.cli import run_cli
+from fianchetto import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+VERSION = re.compile(r"^\d+\.\d+\.\d+([ab]\d+|rc\d+)?(\.post\d+)?(\.dev\d+)?$")
+
+
+def test_the_version_is_a_release_number():
+    assert VERSION.match(__version__), __version__
+
+
+def test_the_version_is_written_in_one_place():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    if "[project]" not in pyproject:
+        pytest.skip("no source tree")
+    project = pyproject.split("[project]", 1)[1].split("\n[", 1)[0]
+    assert re.search(r'^dynamic\s*=\s*\[[^]]*"version"', project, re.M), "version must be dynamic"
+    assert not re.search(r"^version\s*=", project, re.M), "a second version in pyproject.toml"
+    assert 'version = { attr = "fianchetto.__version__" }' in pyproject
+
+
+def test_the_installed_distribution_has_the_same_version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("fianchetto")
+    except PackageNotFoundError:
+        pytest.skip("fianchetto is not installed as a distribution")
+    assert installed == __version__
+
+
+def test_version_option_and_uci_name_agree():
+    done = run_cli(["--version"], timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"Fianchetto {__version__}"
+    uci = run_cli([], input_text="uci\nquit\n", timeout=60)
+    assert f"id name Fianchetto {__version__}" in uci.stdout.splitlines()
+
+
+def test_python_dash_m_runs_the_same_command_line():
+    done = subprocess.run([sys.executable, "-m", "fianchetto", "--version"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"Fianchetto {__version__}"
+
+
+def test_changelog_has_this_release():
+    changelog = ROOT / "CHANGELOG.md"
+    if not changelog.exists():
+        pytest.skip("no source tree")
+    text = changelog.read_text()
+    assert "Keep a Changelog" in text
+    assert re.search(rf"^## \[{re.escape(__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$", text, re.M)
+
+
+def test_build_info_describes_the_core():
+    info = core.build_info()
+    assert set(info) == {"native", "checked", "optimized", "compiler", "arch", "features", "popcount"}
+    assert info["checked"] is core.CHECKED_BUILD
+    assert info["arch"] in ("x86-64", "arm64", "x86", "other")
+    assert info["compiler"] and info["compiler"] != "unknown"
+    if info["arch"] == "x86-64":
+        # The portable x86-64 build may not assume popcnt; a native one says what it uses.
+        hardware = info["popcount"].startswith("hardware")
+        assert hardware == ("popcnt" in info["features"] or "avx" in info["features"]), info
+        if not info["native"]:
+            assert info["popcount"].startswith("portable"), info
+
+
+def test_doctor_reports_version_build_book_network_and_syzygy(tmp_path):
+    done = run_cli(["doctor", "--syzygy", str(tmp_path / "missing")], timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"Fianchetto {__version__}"
+    fields = dict(line.split(": ", 1) for line in lines[1:])
+    info = core.build_info()
+    assert fields["core build"].startswith("native" if info["native"] else "portable")
+    assert ("not checked" in fields["core build"]) != info["checked"]
+    assert fields["CPU features used"].endswith(f"popcount: {info['popcount']}")
+    assert fields["book"].split(" (")[0].endswith("fianchetto.bin") and "bytes" in fields["book"]
+    assert fields["network"].startswith("none") or "fianchetto.nnue" in fields["network"]
+    assert fields["Syzygy paths"] == str(tmp_path / "missing")
+    assert "not found" in done.stdout
+
+
+def test_doctor_without_syzygy_says_none():
+    done = run_cli(["doctor"], timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Syzygy paths: none given" in done.stdout
+
+
+def test_find_network_is_none_or_a_file():
+    from fianchetto.doctor import find_network
+
+    network = find_network()
+    assert network is None or network.is_file()
+
+
+def test_find_network_looks_in_the_networks_package(tmp_path, monkeypatch):
+    """A network in a folder of the data package fianchetto.networks (no __init__.py) is found."""
+    import importlib
+
+    import fianchetto
+    from fianchetto.doctor import NETWORK_NAME, find_network
+
+    if find_network() is not None:
+        pytest.skip("a network is installed; the lookup is exercised by the doctor test")
+    (tmp_path / "networks").mkdir()
+    network = tmp_path / "networks" / NETWORK_NAME
+    network.write_bytes(b"\0" * 64)
+    monkeypatch.setattr(fianchetto, "__path__", list(fianchetto.__path__) + [str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "fianchetto.networks", raising=False)
+    importlib.invalidate_caches()
+    try:
+        assert find_network() == network
+    finally:
+        sys.modules.pop("fianchetto.networks", None)
