@@ -14,7 +14,7 @@ import chess
 import numpy as np
 import pytest
 
-from conftest import KIWIPETE_FEN, POSITION3_FEN, POSITION4_MIRROR_FEN, POSITION5_FEN
+from support.reference import KIWIPETE_FEN, POSITION3_FEN, POSITION4_MIRROR_FEN, POSITION5_FEN
 from fianchetto.learn.data import (
     HEADER_SIZE,
     PAD_FEATURE,
