@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from fianchetto.cli import main as cli_main
-from fianchetto.learn.data import decode, write_records
+import chess
+
+from fianchetto.learn.data import decode, encode_boards, write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
@@ -24,6 +26,8 @@ from fianchetto.learn.train import (
     cosine_lr,
     loss_and_gradients,
     main_train,
+    mirror_files,
+    recentre_output_bias,
     run_train,
     targets,
 )
@@ -144,3 +148,24 @@ def test_uci_path_does_not_import_numpy() -> None:
     code = "import sys, fianchetto.cli, fianchetto.uci, fianchetto.engine; print('numpy' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"
+
+
+def test_mirroring_a_batch_flips_the_files() -> None:
+    records, boards = material_records(50, seed=3)
+    batch = decode(records)
+    mirror_files(batch, np.arange(len(batch)))
+    flipped = decode(encode_boards([b.transform(chess.flip_horizontal) for b in boards], [0] * 50, [1] * 50))
+    assert np.array_equal(np.sort(batch.stm, axis=1), np.sort(flipped.stm, axis=1))
+    assert np.array_equal(np.sort(batch.nstm, axis=1), np.sort(flipped.nstm, axis=1))
+
+
+def test_recentring_the_output_bias_removes_the_mean_rounding_error() -> None:
+    rng = np.random.default_rng(8)
+    net = FloatNetwork.initial(32, rng)
+    net.out_w[:] = rng.uniform(-0.9, 0.9, size=net.out_w.shape).astype(np.float32) + 0.004
+    records, _ = material_records(400, seed=4)
+    batch = decode(records)
+    quantised = QuantNetwork.quantise(net)
+    recentre_output_bias(quantised, net, batch)
+    gap = net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)
+    assert abs(float(np.mean(gap))) < 1.5

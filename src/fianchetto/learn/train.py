@@ -34,6 +34,8 @@ import numpy as np
 from fianchetto.learn.data import NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
     ENGINE_MAX_HIDDEN,
+    QA,
+    QB,
     SCALE,
     FloatNetwork,
     QuantNetwork,
@@ -62,6 +64,7 @@ class TrainConfig:
     batch: int = 16384
     val_fraction: float = 0.02
     init: Optional[str] = None
+    mirror: bool = True
 
 
 @dataclass
@@ -250,6 +253,14 @@ def split_indices(count: int, fraction: float, rng: np.random.Generator) -> Tupl
     return order[held_out:], np.sort(order[:held_out])
 
 
+def mirror_files(batch: Batch, rows: np.ndarray) -> None:
+    """Flip the chosen positions left to right (file a <-> h), in place: the square is
+    the feature's low six bits, so xor 7 flips the file; padding stays padding."""
+    for features in (batch.stm, batch.nstm):
+        chosen = features[rows]
+        features[rows] = np.where(chosen < NUM_FEATURES, chosen ^ 7, chosen)
+
+
 def train_epoch(
     net: FloatNetwork,
     adam: Adam,
@@ -259,13 +270,18 @@ def train_epoch(
     onehot: OneHot,
     schedule: Tuple[int, int],
     progress: Progress,
+    rng: np.random.Generator,
 ) -> float:
-    """One pass over ``order`` in batches; returns the mean training loss."""
+    """One pass over ``order`` in batches; returns the mean training loss. With
+    ``config.mirror`` a random half of every batch is seen flipped left to right
+    (castling rights are not inputs, so the flipped position is as valid)."""
     step, total_steps = schedule
     loss_sum = 0.0
     for start in range(0, len(order), config.batch):
         indices = np.sort(order[start : start + config.batch])
         batch = decode(dataset.take(indices))
+        if config.mirror:
+            mirror_files(batch, np.flatnonzero(rng.random(len(batch)) < 0.5))
         x = onehot.fill(batch)
         loss, grads = loss_and_gradients(net, x, targets(batch, config.lam))
         adam.step(grads, cosine_lr(config.lr, step, total_steps))
@@ -327,7 +343,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         rng.shuffle(train_idx)
         progress = Progress(f"epoch {epoch}/{config.epochs}", len(train_idx), progress_stream)
         schedule = ((epoch - 1) * steps_per_epoch, config.epochs * steps_per_epoch)
-        train_loss = train_epoch(net, adam, dataset, train_idx, config, onehot, schedule, progress)
+        train_loss = train_epoch(net, adam, dataset, train_idx, config, onehot, schedule, progress, rng)
         progress.close()
         val_loss = validation_loss(net, dataset, val_idx, config.lam)
         seconds = time.perf_counter() - started
@@ -340,10 +356,24 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     if config.out:
         result.net_path = Path(config.out)
         result.checkpoint_path = checkpoint_path_for(result.net_path)
-        QuantNetwork.quantise(net).save(result.net_path)
+        quantised = QuantNetwork.quantise(net)
+        shift = recentre_output_bias(quantised, net, decode(dataset.take(val_idx)))
+        say(log, f"output bias moved by {shift:+.2f} cp so the quantised mean matches the float network")
+        quantised.save(result.net_path)
         net.save_npz(result.checkpoint_path)
         say(log, f"wrote {result.net_path} (quantised) and {result.checkpoint_path} (float checkpoint)")
     return result
+
+
+def recentre_output_bias(quantised: QuantNetwork, net: FloatNetwork, batch: Batch) -> float:
+    """Rounding the output weights to 1/QB shifts the integer evaluation by a nearly
+    constant amount; move the output bias so the mean over ``batch`` matches the
+    float network again. Returns the shift in centipawns."""
+    if len(batch) == 0:
+        return 0.0
+    gap = float(np.mean(net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)))
+    quantised.out_b += int(round(gap * QA * QB / SCALE))
+    return gap
 
 
 def say(stream: Optional[TextIO], line: str) -> None:
@@ -369,6 +399,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lr", type=float, metavar="LR", default=defaults.lr, help=f"initial Adam learning rate, cosine decay (default {defaults.lr})")
     parser.add_argument("--batch", type=int, metavar="B", default=defaults.batch, help=f"positions per step (default {defaults.batch})")
     parser.add_argument("--val-fraction", type=float, metavar="F", default=defaults.val_fraction, help=f"held-out share (default {defaults.val_fraction})")
+    parser.add_argument("--no-mirror", dest="mirror", action="store_false",
+                        help="do not show half of each batch flipped left to right")
     parser.add_argument("--init", default=None, metavar="NET", help="start from this network (.npz checkpoint or FIANNUE file)")
     return parser
 
@@ -385,6 +417,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         batch=args.batch,
         val_fraction=args.val_fraction,
         init=args.init,
+        mirror=args.mirror,
     )
 
 
