@@ -79,7 +79,8 @@ def test_bench_searches_give_the_same_nodes_under_the_checked_build(checked_tree
 
 
 def test_random_positions_perft_and_fuzzer_under_the_checked_build(checked_tree):
-    tests = ["tests/test_random_positions.py", "tests/test_moves.py", "tests/test_uci_fuzz.py"]
+    tests = ["tests/test_random_positions.py", "tests/test_moves.py", "tests/test_uci_fuzz.py",
+             "tests/test_nnue_core.py"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:warnings", *tests],
         cwd=ROOT, capture_output=True, text=True, timeout=1200,

@@ -344,7 +344,7 @@ def test_mate_positions_are_what_they_claim():
 def test_finds_mate_with_score_mate_n(shared, fen, n):
     shared.send("ucinewgame")
     shared.send(f"position fen {fen}")
-    lines, best, _ = shared.go("go depth 12", timeout=60)
+    lines, best, _ = shared.go("go depth 16", timeout=60)
     final = final_info_before_bestmove(lines)
     assert (final.group("kind"), int(final.group("score"))) == ("mate", n), lines[-2]
     board = chess.Board(fen)

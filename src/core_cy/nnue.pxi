@@ -89,7 +89,17 @@ cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     else:
         accumulator_refresh(pos, &pos.accs[top])
         pos.st.acc_computed = True
+    if FC_DEBUG:
+        verify_accumulator(pos, &pos.accs[top])
     return &pos.accs[top]
+
+cdef void verify_accumulator(const Position* pos, const Accumulator* acc) noexcept nogil:
+    """Checked build: the incremental accumulator equals one built from scratch."""
+    cdef Accumulator fresh
+    accumulator_refresh(pos, &fresh)
+    if (memcmp(acc.v[0], fresh.v[0], NET.hidden * sizeof(int16_t)) != 0
+            or memcmp(acc.v[1], fresh.v[1], NET.hidden * sizeof(int16_t)) != 0):
+        fc_fail("incremental accumulator differs from a refresh")
 
 cdef inline int32_t screlu_dot(const int16_t* acc, const int16_t* weights, int n, int16_t qa) noexcept nogil:
     """Sum of clamp(acc, 0, qa)^2 * weight. With qa <= 255 and |weight| <= 127 the

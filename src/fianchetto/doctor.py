@@ -17,39 +17,13 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Tuple
 
-#: The network the engine loads by default, inside the data package ``fianchetto.networks``.
-NETWORK_PACKAGE = "fianchetto.networks"
-NETWORK_NAME = "fianchetto.nnue"
-
-
-def _package_files(package: str, name: str) -> List[Path]:
-    """Where file `name` of an installed (possibly data-only, namespace) package would be."""
-    found: List[Path] = []
-    try:
-        from importlib.resources import files
-
-        # A namespace package gives a MultiplexedPath: join first, then take the path.
-        found.append(Path(str(files(package).joinpath(name))))
-    except (ImportError, TypeError, AttributeError, ValueError, OSError):
-        pass   # absent, or a namespace package that this Python's files() cannot read
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        found.extend(Path(location) / name for location in spec.submodule_search_locations)
-    return found
-
+from fianchetto.options import DEFAULT_NETWORK_NAME
 
 def find_network() -> Optional[Path]:
-    """The default network file: in the installed ``fianchetto.networks``, else in
-    ``networks/`` of a source checkout; None when there is none."""
-    candidates = _package_files(NETWORK_PACKAGE, NETWORK_NAME)
-    candidates.append(Path(__file__).resolve().parent.parent.parent / "networks" / NETWORK_NAME)
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    return None
+    """The default network file (see :func:`fianchetto.network.default_network_path`)."""
+    from fianchetto.network import default_network_path
+
+    return default_network_path()
 
 
 def _file_line(path: Path) -> str:
@@ -138,7 +112,7 @@ def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
     book = default_book_path()
     yield "book", _file_line(book) if book.is_file() else f"none (expected at {book})"
     network = find_network()
-    yield "network", _file_line(network) if network else f"none (no {NETWORK_NAME} in {NETWORK_PACKAGE})"
+    yield "network", _file_line(network) if network else f"none (no {DEFAULT_NETWORK_NAME} in fianchetto.networks)"
     yield "python-chess", _version_of("chess")
     yield "numpy", _version_of("numpy")
 

@@ -6,8 +6,9 @@ that a bad ``EvalFile`` leaves the working network in place. numpy is not needed
 """
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 from core_cy import core
 
@@ -15,14 +16,32 @@ from fianchetto.options import DEFAULT_NETWORK_NAME
 
 
 def default_network_path() -> Optional[Path]:
-    """The shipped network file, or None when the package carries none."""
+    """The shipped network: in the installed data package ``fianchetto.networks``,
+    else in ``networks/`` of a source checkout; None when there is none."""
+    for candidate in _package_files("fianchetto.networks", DEFAULT_NETWORK_NAME) + [
+            Path(__file__).resolve().parent.parent.parent / "networks" / DEFAULT_NETWORK_NAME]:
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package_files(package: str, name: str) -> List[Path]:
+    """Where file `name` of an installed (possibly data-only, namespace) package would be."""
+    found: List[Path] = []
     try:
         from importlib.resources import files
 
-        path = Path(str(files("fianchetto.networks").joinpath(DEFAULT_NETWORK_NAME)))
-    except (ImportError, ModuleNotFoundError, TypeError):
-        return None
-    return path if path.is_file() else None
+        # A namespace package gives a MultiplexedPath: join first, then take the path.
+        found.append(Path(str(files(package).joinpath(name))))
+    except (ImportError, TypeError, AttributeError, ValueError, OSError):
+        pass   # absent, or a namespace package that this Python's files() cannot read
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        found.extend(Path(location) / name for location in spec.submodule_search_locations)
+    return found
 
 
 class NetworkError(ValueError):
