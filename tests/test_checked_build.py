@@ -43,6 +43,9 @@ def checked_tree(tmp_path_factory) -> Path:
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     shutil.copy(ROOT / "src" / "core_cy" / "__init__.py", tree / "core_cy" / "__init__.py")
     shutil.copytree(ROOT / "src" / "fianchetto", tree / "fianchetto")
+    # The shipped network, where an installed package keeps it, so both builds
+    # evaluate with it.
+    shutil.copytree(ROOT / "networks", tree / "fianchetto" / "networks")
     return tree
 
 
