@@ -152,7 +152,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     command = fastchess_command(args.fastchess, base_exe, test_exe, args, pgn)
     print(" ".join(command), flush=True)
     output: List[str] = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+    # fastchess writes its state (config.json) where it runs: the cache, not the checkout.
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          cwd=pgn.parent) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             output.append(line)
