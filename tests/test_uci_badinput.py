@@ -148,9 +148,9 @@ def test_options_unchanged_after_bad_values(engine):
         ("go nodes 500 frobnicate 3", ["frobnicate"]),
         ("go nodes 500 searchmoves", ["searchmoves"]),
         ("go nodes 500 searchmoves z9z9 e2e5", ["z9z9", "e2e5"]),
-        ("go depth 99999999999999999999999 nodes 500", []),
-        ("go movetime 99999999999999999999999 nodes 500", []),
-        ("go nodes 500 mate 9999999999", []),
+        ("go depth 99999999999999999999999 nodes 500", ["depth", "range"]),
+        ("go movetime 99999999999999999999999 nodes 500", ["movetime", "range"]),
+        ("go nodes 500 mate 9999999999", ["mate", "range"]),
     ],
 )
 def test_bad_go_parameters_still_give_one_bestmove(engine, command, words):
@@ -251,7 +251,7 @@ def test_parse_go_reports_each_bad_word():
     assert params.wtime == 0 and params.depth == 0 and params.movetime == 0
     assert len(problems) == 3
     params, problems = parse_go(["depth", "10" * 30])
-    assert params.depth == 255 and problems == []
+    assert params.depth == 1 and "range" in problems[0] and "depth 1" in problems[1]
 
 
 def test_parse_go_zero_limits_become_the_smallest_search():

@@ -63,6 +63,12 @@ class GoParams:
     infinite: bool = False
     perft: Optional[int] = None
 
+    def has_bound(self) -> bool:
+        """Does something end this search: a limit, a clock, or the GUI's stop?"""
+        return bool(self.depth or self.nodes or self.mate or self.movetime or self.infinite
+                    or self.ponder or self.perft is not None or self.wtime is not None
+                    or self.btime is not None)
+
 
 #: A search info line identical to the previous one (but for depth and counters)
 #: is sent again only after this many milliseconds.
@@ -310,6 +316,10 @@ class Engine:
         received_at = time.monotonic() if received_at is None else received_at
         self.finish_search()
         board = self.board.copy()
+        if params.searchmoves and not params.has_bound() \
+                and not any(board.is_legal(move) for move in params.searchmoves):
+            self.listener.message("go: no legal searchmoves and no limit; searching to depth 1")
+            params.depth = 1
         limits = plan_for_side(
             board.turn,
             wtime=params.wtime,

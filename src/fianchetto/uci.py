@@ -74,9 +74,12 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
     """``GoParams`` for the words after ``go``, plus a problem report per bad word.
 
     Parameters may come in any order and any subset. A bad value (not a number,
-    negative, missing) is reported and left out; negative clock times count as 0
-    (an empty clock), which still yields a quick legal move. A limit of 0 for
-    depth, nodes, mate or movetime is reported and raised to 1.
+    negative, missing, beyond its range) is reported and left out; negative clock
+    times count as 0 (an empty clock), which still yields a quick legal move. A
+    limit of 0 for depth, nodes, mate or movetime is reported and raised to 1.
+    When a line had problems and nothing is left to end the search (no limit, no
+    clock, neither ``infinite`` nor ``ponder``), it searches to depth 1: a garbled
+    ``go`` never starts a search the GUI did not ask for.
     """
     params = GoParams()
     problems: List[str] = []
@@ -106,6 +109,9 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
                 setattr(params, word, number)
         else:
             problems.append(f"go: unknown parameter {clip(word, 20)!r} ignored")
+    if problems and not params.has_bound():
+        params.depth = 1
+        problems.append("go: no usable limit left; searching to depth 1")
     return params, problems
 
 
@@ -136,7 +142,10 @@ def _go_number(word: str, text: str, problems: List[str]) -> Optional[int]:
     if value == 0 and word in _GO_AT_LEAST_ONE:
         problems.append(f"go {word} 0 asks for no search at all; using {word} 1")
         value = 1
-    return min(value, _GO_NUMBERS[word])
+    if value > _GO_NUMBERS[word]:
+        problems.append(f"go {word} {clip(text, 20)} is out of range (at most {_GO_NUMBERS[word]}); ignored")
+        return None
+    return value
 
 
 def parse_setoption(tokens: List[str]) -> Tuple[str, Optional[str]]:
