@@ -146,11 +146,6 @@ def accumulator_mismatch(Board board):
     return bad
 
 
-cdef bint accumulators_equal(const Accumulator* a, const Accumulator* b) noexcept nogil:
-    cdef int h = NET.hidden
-    return (memcmp(a.v[0], b.v[0], h * sizeof(int16_t)) == 0
-            and memcmp(a.v[1], b.v[1], h * sizeof(int16_t)) == 0)
-
 
 cdef class SelfPlayWorker:
     """Plays self-play games in the core for `fianchetto datagen`: one search thread

@@ -93,12 +93,16 @@ cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
         verify_accumulator(pos, &pos.accs[top])
     return &pos.accs[top]
 
+cdef bint accumulators_equal(const Accumulator* a, const Accumulator* b) noexcept nogil:
+    cdef int h = NET.hidden
+    return (memcmp(a.v[0], b.v[0], h * sizeof(int16_t)) == 0
+            and memcmp(a.v[1], b.v[1], h * sizeof(int16_t)) == 0)
+
 cdef void verify_accumulator(const Position* pos, const Accumulator* acc) noexcept nogil:
     """Checked build: the incremental accumulator equals one built from scratch."""
     cdef Accumulator fresh
     accumulator_refresh(pos, &fresh)
-    if (memcmp(acc.v[0], fresh.v[0], NET.hidden * sizeof(int16_t)) != 0
-            or memcmp(acc.v[1], fresh.v[1], NET.hidden * sizeof(int16_t)) != 0):
+    if not accumulators_equal(acc, &fresh):
         fc_fail("incremental accumulator differs from a refresh")
 
 cdef inline int32_t screlu_dot(const int16_t* acc, const int16_t* weights, int n, int16_t qa) noexcept nogil:
