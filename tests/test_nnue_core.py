@@ -11,7 +11,8 @@ import pytest
 from core_cy import core
 from fianchetto.board import Board
 
-from support.networks import CORRUPTIONS, fnv1a, random_network_bytes, reference_eval
+from fianchetto.learn.network import fnv1a32
+from support.networks import CORRUPTIONS, random_network_bytes, reference_eval
 
 
 @pytest.fixture()
@@ -102,7 +103,7 @@ def test_out_of_range_weights_are_refused(network):
     offset = 48 + 2 * (768 * hidden + hidden)          # first output weight
     struct.pack_into("<h", data, offset, 2000)
     payload = bytes(data[48:])
-    struct.pack_into("<I", data, 40, fnv1a(payload))
+    struct.pack_into("<I", data, 40, fnv1a32(payload))
     with pytest.raises(ValueError, match="range"):
         core.load_network(bytes(data))
 
