@@ -25,6 +25,7 @@ from support.uci_pipe import (
     assert_pv_legal,
     info_lines,
     median_and_max,
+    ready_engine,
 )
 
 STARTPOS = chess.STARTING_FEN
@@ -42,11 +43,7 @@ def uci():
 @pytest.fixture(scope="module")
 def shared():
     """One long-lived engine for tests that leave no state behind."""
-    engine = UciPipe()
-    engine.handshake()
-    engine.sync()
-    yield engine
-    engine.close()
+    yield from ready_engine()
 
 
 @pytest.fixture

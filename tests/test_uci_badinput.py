@@ -13,18 +13,14 @@ import pytest
 
 from fianchetto.options import OPTION_TABLE, OptionError, Options
 from fianchetto.uci import parse_go, parse_position, parse_setoption
-from support.uci_pipe import UciPipe
+from support.uci_pipe import UciPipe, ready_engine
 
 GOOD_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 
 
 @pytest.fixture(scope="module")
 def engine():
-    pipe = UciPipe()
-    pipe.handshake()
-    pipe.sync()
-    yield pipe
-    pipe.close()
+    yield from ready_engine()
 
 
 def current_fen(pipe: UciPipe) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from support.networks import CORRUPTIONS, random_network_bytes
-from support.uci_pipe import UciPipe
+from support.uci_pipe import UciPipe, ready_engine
 
 FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 
@@ -19,11 +19,7 @@ def good_net(tmp_path_factory):
 
 @pytest.fixture()
 def engine():
-    pipe = UciPipe()
-    pipe.handshake()
-    pipe.sync()
-    yield pipe
-    pipe.close()
+    yield from ready_engine()
 
 
 def eval_lines(pipe: UciPipe):

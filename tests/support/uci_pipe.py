@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import chess
 import pytest
@@ -321,3 +321,13 @@ def assert_uci_line(line: str) -> None:
         assert BESTMOVE_RE.match(line), f"malformed bestmove line {line!r}"
     else:
         assert any(p.match(line) for p in OTHER_UCI), f"stdout line outside the UCI grammar: {line!r}"
+
+
+def ready_engine(args: Sequence[str] = ()) -> Iterator[UciPipe]:
+    """A started engine past ``uci`` and ``isready``, closed afterwards: the body
+    of the engine fixtures (``yield from ready_engine()``)."""
+    pipe = UciPipe(args)
+    pipe.handshake()
+    pipe.sync()
+    yield pipe
+    pipe.close()
