@@ -83,7 +83,7 @@ def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Nam
 
 
 SUMMARY = {
-    "elo": re.compile(r"Elo:\s*(-?[\d.]+|inf|-inf)\s*\+/-\s*([\d.]+|nan|inf)"),
+    "elo": re.compile(r"(?<![nN])Elo:\s*(-?[\d.]+|inf|-inf)\s*\+/-\s*([\d.]+|nan|inf)"),
     "llr": re.compile(r"LLR:\s*(-?[\d.]+)"),
     "games": re.compile(r"Games:\s*(\d+),\s*Wins:\s*(\d+),\s*Losses:\s*(\d+),\s*Draws:\s*(\d+)"),
     "ptnml": re.compile(r"Ptnml\(0-2\):\s*\[?([\d,\s]+)\]?"),

@@ -1,0 +1,34 @@
+"""tools/sprt.py reads fastchess's summary into the test log's row."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+import sprt  # noqa: E402
+
+SUMMARY = """\
+Results of test vs base (5+0.05, 1t, 16MB, openings.epd):
+Elo: 96.19 +/- 32.90, nElo: 121.35 +/- 39.32
+LOS: 100.00 %, DrawRatio: 35.33 %, PairsRatio: 3.41
+Games: 300, Wins: 146, Losses: 65, Draws: 89, Points: 190.5 (63.50 %)
+Ptnml(0-2): [7, 15, 53, 40, 35], WL/DD Ratio: 2.12
+LLR: 2.55 (86.5%) (-2.94, 2.94) [0.00, 10.00]
+"""
+
+
+def test_the_logistic_elo_is_read_not_the_normalised_one():
+    found = sprt.parse_summary("Elo: 1.00 +/- 9.00, nElo: 2.00 +/- 9.00\n" + SUMMARY)
+    assert found["elo"] == "96.19 32.90"
+    assert found["llr"] == "2.55"
+    assert found["games"] == "300 146 65 89"
+
+
+def test_the_row_gives_wins_draws_losses_and_the_verdict():
+    args = argparse.Namespace(title="a change", tc="5+0.05", elo0=0.0, elo1=10.0, no_sprt=False,
+                              base_option=[], test_option=["Use NNUE=false"])
+    row = sprt.log_row(args, "a" * 40, "b" * 40, sprt.parse_summary(SUMMARY))
+    assert "| 146-89-65 |" in row and "96.19 ± 32.90" in row and "| inconclusive |" in row
+    assert sprt.verdict(2.95) == "H1 accepted (pass)" and sprt.verdict(-3.0) == "H0 accepted (fail)"
