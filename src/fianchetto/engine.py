@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 
+from fianchetto import strength
 from fianchetto.board import START_FEN, Board
 from fianchetto.network import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
@@ -97,6 +98,7 @@ class _Job:
         self.in_core = False
         self.done = False
         self.last_exact_line: Optional[SearchInfo] = None   # multipv 1, exact score
+        self.exact_lines: Dict[int, SearchInfo] = {}         # every multipv's last exact line
         self.last_main_line: Optional[SearchInfo] = None    # multipv 1, any bound
         self.final: Optional[SearchInfo] = None
         self.last_sent: Optional[tuple] = None
@@ -139,6 +141,8 @@ class _Job:
     def record(self, event: SearchInfo) -> bool:
         """Keep a main-line report for the closing line; True when it completes an
         iteration (an exact score), which is when the clock may stretch."""
+        if event.bound is None and not event.final:
+            self.exact_lines[event.multipv or 1] = event
         if not event.is_main_line:
             return False
         if event.final:
@@ -424,6 +428,8 @@ class Engine:
         if isinstance(decided, str):
             return decided, None
         best, ponder = self._run_core(job, decided)
+        if self._limited_elo() is not None and best is not None:
+            best, ponder = self._weaker_choice(job, best, ponder)
         if best is None:
             self.listener.message("search returned no move; playing a legal one")
             best, ponder = self._fallback_move(job), None
@@ -458,14 +464,19 @@ class Engine:
             # the job lock closes the race with a stop/ponderhit arriving meanwhile.
             job.core_started = time.monotonic()
             limits = job.core_limits()
+            nodes, multipv = job.params.nodes, int(self.options["MultiPV"])
+            elo = self._limited_elo()
+            if elo is not None:
+                nodes = min(nodes or strength.node_budget(elo), strength.node_budget(elo))
+                multipv = max(multipv, strength.CANDIDATES)
             search.start(
                 job.board,
                 depth=1 if job.stop_requested else job.params.depth,
-                nodes=job.params.nodes,
+                nodes=nodes,
                 soft_ms=limits.soft_ms,
                 hard_ms=limits.hard_ms,
                 mate=job.params.mate,
-                multipv=int(self.options["MultiPV"]),
+                multipv=multipv,
                 searchmoves=roots,
                 info=lambda raw: self._on_core_event(job, raw),
                 tb_probe_limit=int(self.options["SyzygyProbeLimit"]),
@@ -479,6 +490,25 @@ class Engine:
         finally:
             with job.lock:
                 job.in_core = False
+
+    def _limited_elo(self) -> Optional[int]:
+        """The rating to play at, or None at full strength."""
+        if not self.options["UCI_LimitStrength"]:
+            return None
+        return int(self.options["UCI_Elo"])  # type: ignore[arg-type]
+
+    def _weaker_choice(self, job: _Job, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
+        """UCI_LimitStrength: pick among the candidates of the deepest completed
+        iteration with strength.choose; the chosen line becomes the closing info."""
+        lines = [job.exact_lines[k] for k in sorted(job.exact_lines)]
+        if lines:
+            depth = max(line.depth for line in lines)
+            lines = [line for line in lines if line.depth == depth and line.pv and line.score is not None]
+        if len(lines) < 2:
+            return best, ponder
+        chosen = lines[strength.choose([line.score for line in lines], self._limited_elo() or 0, self._rng)]
+        job.final = dataclasses.replace(chosen, multipv=1, final=False)
+        return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)
 
     def _root_moves(self, board: Board, searchmoves: List[str], legal: List[str]) -> Optional[List[str]]:
         """``searchmoves`` in the board's spelling, illegal ones reported and dropped."""

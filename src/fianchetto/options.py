@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
+from fianchetto import strength
+
 Value = Union[bool, int, str, None]
 
 
@@ -111,6 +113,9 @@ OPTION_TABLE: List[Option] = [
     Option("EvalFile", "string", DEFAULT_NETWORK_NAME,
            help="evaluation network file; empty or the default name = the shipped network"),
     Option("Use NNUE", "check", True, help="evaluate with the network (false: the hand-crafted evaluation)"),
+    Option("UCI_LimitStrength", "check", False, help="play at the rating UCI_Elo instead of full strength"),
+    Option("UCI_Elo", "spin", strength.DEFAULT_ELO, strength.MIN_ELO, strength.MAX_ELO,
+           help="the rating UCI_LimitStrength plays at (calibrated against Stockfish's UCI_Elo)"),
 ]
 
 

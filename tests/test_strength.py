@@ -1,0 +1,93 @@
+"""UCI_LimitStrength and UCI_Elo: the rating model, and the engine playing by it."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import chess
+import pytest
+
+from fianchetto import strength
+from fianchetto.score import Score
+from support.uci_pipe import UciPipe, info_lines, ready_engine
+
+# A middlegame with several reasonable moves and some bad ones.
+FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
+
+
+def picks(scores, elo, draws=3000, seed=7):
+    rng = random.Random(seed)
+    return Counter(strength.choose(scores, elo, rng) for _ in range(draws))
+
+
+def test_budget_and_noise_follow_the_rating():
+    elos = range(strength.MIN_ELO, strength.MAX_ELO + 1, 100)
+    budgets = [strength.node_budget(e) for e in elos]
+    noises = [strength.noise_cp(e) for e in elos]
+    assert budgets == sorted(budgets) and budgets[0] < budgets[-1]
+    assert noises == sorted(noises, reverse=True) and noises[-1] < noises[0]
+    # out-of-range ratings are clamped, never extrapolated
+    assert strength.node_budget(0) == strength.node_budget(strength.MIN_ELO)
+    assert strength.noise_cp(10_000) == strength.noise_cp(strength.MAX_ELO)
+
+
+def test_equal_moves_are_shared_and_blunders_are_rare():
+    scores = [Score.cp(40), Score.cp(35), Score.cp(-250), Score.mate(-2)]
+    low = picks(scores, 1000)
+    assert low[0] > 500 and low[1] > 500             # near-equal moves: both played
+    assert low[2] < 0.05 * sum(low.values())          # a piece down: rarely
+    assert low[3] == 0                                # walking into mate: never
+    high = picks(scores, strength.MAX_ELO)
+    assert high[2] == 0 and high[3] == 0
+
+
+def test_a_higher_rating_finds_the_best_move_more_often():
+    scores = [Score.cp(60), Score.cp(0), Score.cp(-20), Score.cp(-60)]
+    shares = [picks(scores, elo)[0] for elo in (1000, 1500, 2000, 2500)]
+    assert shares == sorted(shares) and shares[0] < shares[-1]
+
+
+def test_a_winning_mate_is_never_given_up():
+    scores = [Score.mate(3), Score.cp(900), Score.cp(850)]
+    assert picks(scores, 1000)[0] == 3000
+
+
+def test_no_candidates_is_an_error():
+    with pytest.raises(ValueError):
+        strength.choose([], 1500)
+
+
+def test_options_are_declared():
+    pipe = UciPipe()
+    lines = pipe.handshake()
+    pipe.close()
+    assert "option name UCI_LimitStrength type check default false" in lines
+    assert (f"option name UCI_Elo type spin default {strength.DEFAULT_ELO} "
+            f"min {strength.MIN_ELO} max {strength.MAX_ELO}") in lines
+
+
+@pytest.fixture()
+def engine():
+    yield from ready_engine()
+
+
+@pytest.mark.parametrize("elo", [strength.MIN_ELO, 2000])
+def test_limited_search_stays_in_its_budget_and_plays_a_legal_move(engine, elo):
+    engine.send("setoption name UCI_LimitStrength value true")
+    engine.send(f"setoption name UCI_Elo value {elo}")
+    engine.send(f"position fen {FEN}")
+    lines, best, _ = engine.go("go wtime 60000 btime 60000")
+    assert chess.Move.from_uci(best) in chess.Board(FEN).legal_moves
+    infos = info_lines(lines)
+    assert infos and max(int(m.group("multipv") or 1) for m in infos) == strength.CANDIDATES
+    # the core checks its node limit between batches of nodes
+    assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
+
+
+def test_full_strength_again_when_the_limit_is_off(engine):
+    engine.send("setoption name UCI_LimitStrength value true")
+    engine.send("setoption name UCI_LimitStrength value false")
+    engine.send(f"position fen {FEN}")
+    lines, best, _ = engine.go("go depth 6")
+    assert all(int(m.group("multipv") or 1) == 1 for m in info_lines(lines))
+    assert max(int(m.group("depth")) for m in info_lines(lines)) == 6
