@@ -25,7 +25,7 @@ modules would go through pointers). In dependency order:
     api_learn.pxi      Python face: network files, self-play worker, evaluation traces
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.math cimport log, sqrt
+from libc.math cimport log
 from libc.string cimport memset, memcpy, memcmp
 from core_cy.types cimport *
 
