@@ -427,9 +427,10 @@ class Engine:
         decided = self._root_decision(job, roots, legal)
         if isinstance(decided, str):
             return decided, None
-        best, ponder = self._run_core(job, decided)
-        if self._limited_elo() is not None and best is not None:
-            best, ponder = self._weaker_choice(job, best, ponder)
+        elo = self._limited_elo()
+        best, ponder = self._run_core(job, decided, elo)
+        if elo is not None and best is not None:
+            best, ponder = self._weaker_choice(job, elo, best, ponder)
         if best is None:
             self.listener.message("search returned no move; playing a legal one")
             best, ponder = self._fallback_move(job), None
@@ -455,8 +456,10 @@ class Engine:
         job.tb_score_cp = decision.score_cp
         return [m for m in (roots or legal) if m in decision.moves] or roots
 
-    def _run_core(self, job: _Job, roots: Optional[List[str]]) -> Tuple[Optional[str], Optional[str]]:
-        """Search in the core; (best, ponder) as it returns them."""
+    def _run_core(self, job: _Job, roots: Optional[List[str]],
+                  elo: Optional[int]) -> Tuple[Optional[str], Optional[str]]:
+        """Search in the core; (best, ponder) as it returns them. With a rating
+        (UCI_LimitStrength), within its node budget and with its candidates."""
         search = self.search
         with job.lock:
             # start() prepares the search synchronously and clears the core's stop flag;
@@ -465,9 +468,9 @@ class Engine:
             job.core_started = time.monotonic()
             limits = job.core_limits()
             nodes, multipv = job.params.nodes, int(self.options["MultiPV"])
-            elo = self._limited_elo()
             if elo is not None:
-                nodes = min(nodes or strength.node_budget(elo), strength.node_budget(elo))
+                budget = strength.node_budget(elo)
+                nodes = min(nodes, budget) if nodes else budget
                 multipv = max(multipv, strength.CANDIDATES)
             search.start(
                 job.board,
@@ -497,7 +500,7 @@ class Engine:
             return None
         return int(self.options["UCI_Elo"])  # type: ignore[arg-type]
 
-    def _weaker_choice(self, job: _Job, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
+    def _weaker_choice(self, job: _Job, elo: int, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
         """UCI_LimitStrength: pick among the candidates of the deepest completed
         iteration with strength.choose; the chosen line becomes the closing info."""
         lines = [job.exact_lines[k] for k in sorted(job.exact_lines)]
@@ -506,7 +509,7 @@ class Engine:
             lines = [line for line in lines if line.depth == depth and line.pv and line.score is not None]
         if len(lines) < 2:
             return best, ponder
-        chosen = lines[strength.choose([line.score for line in lines], self._limited_elo() or 0, self._rng)]
+        chosen = lines[strength.choose([line.score for line in lines], elo, self._rng)]
         job.final = dataclasses.replace(chosen, multipv=1, final=False)
         return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)
 

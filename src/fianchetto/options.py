@@ -115,7 +115,7 @@ OPTION_TABLE: List[Option] = [
     Option("Use NNUE", "check", True, help="evaluate with the network (false: the hand-crafted evaluation)"),
     Option("UCI_LimitStrength", "check", False, help="play at the rating UCI_Elo instead of full strength"),
     Option("UCI_Elo", "spin", strength.DEFAULT_ELO, strength.MIN_ELO, strength.MAX_ELO,
-           help="the rating UCI_LimitStrength plays at (calibrated against Stockfish's UCI_Elo)"),
+           help="the rating UCI_LimitStrength plays at (docs/strength.md)"),
 ]
 
 
