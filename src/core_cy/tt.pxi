@@ -12,6 +12,7 @@ cdef enum:
     BUCKET_SIZE = 4
     DEPTH_OFFSET = 8          # stored depth = depth + DEPTH_OFFSET (qsearch uses 0 and below)
     GENERATION_STEP = 4       # the low two bits of the generation byte hold the bound
+    GENERATION_MASK = 0xFC    # the generation byte without its bound bits
     KEEP_DEEPER_BY = 3        # a same-search entry this much deeper survives a non-exact store
     AGE_PENALTY = 8           # replacement: one search of age costs as much as this many plies
     EMPTY_WORTH = -(1 << 20)  # replacement: an empty slot is taken before any entry
@@ -44,8 +45,17 @@ cdef inline int entry_depth(uint64_t data) noexcept nogil:
     return <int>((data >> 48) & 0xFF) - DEPTH_OFFSET
 
 cdef inline int entry_age(const TranspositionTable* tt, uint64_t data) noexcept nogil:
-    """How many searches ago the entry was written (0 = this one)."""
+    """The replacement rule's age of an entry.
+
+    It subtracts the whole generation byte, bound bits included, so an entry of
+    this search with a bound reads as 63 searches old and one of the previous
+    search as current. Correcting it changes which entries survive, a search
+    change: it is tested by SPRT before it lands (docs/sprt.md). What the engine
+    reports, hashfull, uses :func:`written_this_search` instead."""
     return ((tt.generation - <uint8_t>(data >> 56)) & 0xFF) // GENERATION_STEP
+
+cdef inline bint written_this_search(const TranspositionTable* tt, uint64_t data) noexcept nogil:
+    return data != 0 and (<uint8_t>(data >> 56) & GENERATION_MASK) == tt.generation
 
 cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
     """Size the table to the largest power of two of buckets that fits; 0 on failure.
@@ -125,10 +135,8 @@ cdef int tt_hashfull(const TranspositionTable* tt) noexcept nogil:
     """Permille of sampled entries written in the current search."""
     cdef uint64_t samples = min(<uint64_t>250, tt.mask + 1), b
     cdef int i, used = 0
-    cdef uint64_t data
     for b in range(samples):
         for i in range(BUCKET_SIZE):
-            data = tt.buckets[b].entries[i].data
-            if data != 0 and entry_age(tt, data) == 0:
+            if written_this_search(tt, tt.buckets[b].entries[i].data):
                 used += 1
     return <int>(used * 1000 // (samples * BUCKET_SIZE))
