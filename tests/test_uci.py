@@ -85,7 +85,7 @@ def test_uci_handshake_lists_ids_and_options(shared):
     overhead = [l for l in lines if l.startswith("option name Move Overhead ")]
     assert len(overhead) == 1
     m = re.fullmatch(r"option name Move Overhead type spin default (\d+) min 0 max 5000", overhead[0])
-    assert m and 30 <= int(m.group(1)) <= 100, overhead
+    assert m and 1 <= int(m.group(1)) <= 20, overhead  # Stockfish's 10, at most 20
     # Every line is UCI.
     assert all(l.split()[0] in ("id", "option", "uciok") for l in lines), lines
 

@@ -82,13 +82,13 @@ class Option:
 #: The core's thread limit (``MAX_THREADS`` in ``core_cy/types.pxd``).
 MAX_THREADS = 256
 
-#: Move Overhead default: the engine itself answers within a few ms (reading the
-#: line, starting the worker, printing), but a GUI or a Python tournament manager
-#: on a busy machine can add tens of milliseconds per move. The time manager
-#: charges it on every move of its horizon and keeps ten of it in reserve, so the
-#: clock never drains below a second in games with an increment of 0.1 s. Bullet
-#: players with a fast GUI lower it (Stockfish's default is 10).
-DEFAULT_MOVE_OVERHEAD_MS = 100
+#: Move Overhead default: the time lost per move between the GUI's clock and the
+#: search. Measured (docs/time.md), it is under 1 ms at the median and under
+#: 10 ms at the worst under fastchess, even on a fully loaded machine; a Python
+#: tournament manager on a loaded machine has rare spikes beyond that, which the
+#: time manager's reserve (a share of the clock) absorbs. Stockfish's default is
+#: also 10. A slow GUI or a network connection (lichess-bot) wants it raised.
+DEFAULT_MOVE_OVERHEAD_MS = 10
 
 #: The shipped network's file name (``networks/`` in the source tree); as the
 #: ``EvalFile`` value it means "the shipped network", as Stockfish's default does.
