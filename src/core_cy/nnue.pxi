@@ -128,6 +128,14 @@ cdef inline int network_output(const Accumulator* acc, Color side) noexcept nogi
     cdef int64_t cp = out * NET.scale // (NET.qa * NET.qb)
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))
 
+cdef inline void prepare_root_accumulator(Position* pos) noexcept nogil:
+    """Bring the root's accumulator up to date before a search. The root is never
+    evaluated itself and nodes whose static evaluation comes from the hash table
+    are not either, so without this the first evaluated node of many lines would
+    find no computed ancestor and rebuild its accumulator from scratch."""
+    if NNUE_ACTIVE and pos.accs != NULL:
+        current_accumulator(pos)
+
 cdef int nnue_evaluate(const Position* pos) noexcept nogil:
     """The network's score of pos in centipawns, side to move's view. Positions that
     keep accumulators use them; others build one on the stack."""

@@ -779,6 +779,7 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
         max_depth = min(max_depth, t.limits.depth)
     if t.limits.mate > 0:
         max_depth = min(max_depth, 2 * t.limits.mate + MATE_DEPTH_MARGIN)
+    prepare_root_accumulator(&t.pos)
     for depth in range(1, max_depth + 1):
         if helper_skips_depth(t, depth):
             continue
