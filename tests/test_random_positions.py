@@ -77,6 +77,20 @@ def test_legal_moves_match_python_chess(samples):
         assert sorted(moves) == chess_uci_moves(sample.parsed()), sample
 
 
+def test_checking_moves_match_python_chess(samples):
+    """The search's check test (a per-position CheckInfo, then a few bit tests per
+    move) against python-chess on every legal move: direct and discovered
+    checks, castling, promotions and en passant, standard and Chess960."""
+    checks = 0
+    for sample in samples:
+        reference = sample.parsed()
+        expected = sorted(reference.uci(m, chess960=reference.chess960)
+                          for m in reference.legal_moves if reference.gives_check(m))
+        assert sorted(engine_board(sample).checking_moves()) == expected, sample
+        checks += len(expected)
+    assert checks >= 300, checks  # the samples do exercise the rule
+
+
 def test_construction_matches_python_chess(samples):
     """fen(), shredder fen, Zobrist key, side to move and check status."""
     for sample in samples:

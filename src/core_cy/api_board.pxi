@@ -179,6 +179,15 @@ cdef class Board:
         cdef int n = generate_legal(&self.pos, moves, GEN_ALL)
         return [move_to_uci(&self.pos, moves[i], self.pos.chess960) for i in range(n)]
 
+    def checking_moves(self):
+        """The legal moves that give check, as UCI strings, by the test the search uses."""
+        cdef Move moves[MAX_MOVES]
+        cdef CheckInfo ci
+        cdef int n = generate_legal(&self.pos, moves, GEN_ALL)
+        check_info_init(&ci, &self.pos)
+        return [move_to_uci(&self.pos, moves[i], self.pos.chess960) for i in range(n)
+                if gives_check_with(&self.pos, &ci, moves[i])]
+
     def is_legal(self, uci):
         return isinstance(uci, str) and parse_uci_move(&self.pos, uci, self.pos.chess960) != MOVE_NONE
 

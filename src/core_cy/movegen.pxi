@@ -280,6 +280,39 @@ cdef bint gives_check(const Position* pos, Move m) noexcept nogil:
     straight = (pos.by_type[ROOK] | pos.by_type[QUEEN]) & ours
     return ((bishop_attacks(ksq, occ) & diagonal) | (rook_attacks(ksq, occ) & straight)) != 0
 
+ctypedef struct CheckInfo:
+    Bitboard direct[7]        # by piece type: the squares from which it checks the enemy king
+    Bitboard discoverers      # our pieces that alone stand between one of our sliders and that king
+    Square ksq                # the enemy king
+
+cdef inline void check_info_init(CheckInfo* ci, const Position* pos) noexcept nogil:
+    """What gives_check needs to know of a position, computed once for all its moves."""
+    cdef Color us = pos.side, them = us ^ 1
+    cdef Square ksq = king_square(pos, them)
+    cdef Bitboard occ = pos.by_type[0]
+    ci.ksq = ksq
+    ci.direct[NO_PIECE_TYPE] = 0
+    ci.direct[PAWN] = PAWN_ATTACKS[them][ksq]
+    ci.direct[KNIGHT] = KNIGHT_ATTACKS[ksq]
+    ci.direct[BISHOP] = bishop_attacks(ksq, occ)
+    ci.direct[ROOK] = rook_attacks(ksq, occ)
+    ci.direct[QUEEN] = ci.direct[BISHOP] | ci.direct[ROOK]
+    ci.direct[KING] = 0
+    ci.discoverers = slider_blockers(pos, them) & pos.by_color[us]
+
+cdef inline bint gives_check_with(const Position* pos, const CheckInfo* ci, Move m) noexcept nogil:
+    """gives_check(pos, m), exactly, from the position's CheckInfo. For an ordinary move
+    the moved piece checks from its new square (a slider's line to the king cannot
+    run through the square it left: it would have been checking already), or it
+    leaves the line of a slider behind it. Castling, promotions and en passant
+    change more than one square and take the full test."""
+    cdef Square f = move_from(m), t = move_to(m)
+    if move_kind(m) != MK_NORMAL:
+        return gives_check(pos, m)
+    if ci.direct[type_of(pos.board[f])] & sq_bb(t):
+        return True
+    return (ci.discoverers & sq_bb(f)) != 0 and (LINE_BB[f][ci.ksq] & sq_bb(t)) == 0
+
 # --- perft ----------------------------------------------------------------------
 
 cdef uint64_t perft(Position* pos, int depth) noexcept nogil:

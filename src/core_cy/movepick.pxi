@@ -124,6 +124,8 @@ ctypedef struct MovePicker:
     Move killers[2]
     Move counter
     const int (*history)[64][64]   # history[colour][from][to]
+    CheckInfo check_info           # for gives_check, computed when first needed
+    bint check_info_ready
 
 
 cdef inline int capture_score(const Position* pos, Move m) noexcept nogil:
@@ -146,6 +148,7 @@ cdef inline void picker_init(MovePicker* mp, const Position* pos, Move tt_move, 
     mp.count = 0
     mp.index = 0
     mp.stage = STAGE_EVASION_TT if pos.st.checkers else STAGE_TT
+    mp.check_info_ready = False
 
 cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move tt_move,
                                      const int (*history)[64][64]) noexcept nogil:
@@ -158,6 +161,7 @@ cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move t
     mp.count = 0
     mp.index = 0
     mp.stage = STAGE_EVASION_TT if pos.st.checkers else STAGE_QS_TT
+    mp.check_info_ready = False
 
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
     """Selection step: swap the best remaining move to the front and return it."""
@@ -180,6 +184,13 @@ cdef inline void score_captures(MovePicker* mp, const Position* pos) noexcept no
     for i in range(mp.count):
         mp.scores[i] = capture_score(pos, mp.moves[i])
 
+cdef inline bint picker_gives_check(MovePicker* mp, const Position* pos, Move m) noexcept nogil:
+    """Does m check? The picker's position's CheckInfo is built on the first question."""
+    if not mp.check_info_ready:
+        check_info_init(&mp.check_info, pos)
+        mp.check_info_ready = True
+    return gives_check_with(pos, &mp.check_info, m)
+
 cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
     """By history, checking moves first."""
     cdef int i
@@ -187,7 +198,7 @@ cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogi
     for i in range(mp.count):
         m = mp.moves[i]
         mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)]
-        if gives_check(pos, m):
+        if picker_gives_check(mp, pos, m):
             mp.scores[i] += QUIET_CHECK_BONUS
 
 cdef inline void score_evasions(MovePicker* mp, const Position* pos) noexcept nogil:

@@ -450,11 +450,12 @@ cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
 
 # --- main search: the steps for each move ------------------------------------------
 
-cdef inline bint prune_move(SearchThread* t, const Node* n, Move m, bint quiet, int move_count) noexcept nogil:
+cdef inline bint prune_move(SearchThread* t, const Node* n, MovePicker* mp, Move m, bint quiet,
+                            int move_count) noexcept nogil:
     """Step 10: shallow-depth pruning of a move not worth searching."""
     cdef Position* pos = &t.pos
     cdef int depth = n.depth
-    if quiet and not gives_check(pos, m):
+    if quiet and not picker_gives_check(mp, pos, m):
         # Late move pruning: after this many quiets, the rest rarely matter.
         if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, n.improving):
             return True
@@ -537,7 +538,7 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
         # Step 10. Shallow-depth pruning, once a move has saved us from being mated
         # (and not in pawn endings, where the quiet moves are the whole game).
         if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side) \
-                and prune_move(t, n, m, quiet, move_count):
+                and prune_move(t, n, &mp, m, quiet, move_count):
             continue
 
         # Steps 11 to 13. Extension, reductions, principal variation search.
