@@ -17,7 +17,11 @@ Two sources:
         plays short self-play games through python-chess's UCI client (what
         ``../shared/tools/match.py`` uses) and times each ``play`` call.
 
-Both print the number of moves and the median, 99th percentile and maximum in ms.
+    python3 tools/latency.py pipe [--engine fianchetto] [--searches 300]
+        the engine's own share: ``go nodes 50`` from the start position over a raw
+        pipe, again and again, with nothing else in the way.
+
+Each prints the number of moves and the median, 99th percentile and maximum in ms.
 """
 from __future__ import annotations
 
@@ -100,6 +104,45 @@ def latencies_from_python_chess(engine: str, tc: str, games: int, openings: Opti
     return found
 
 
+def latencies_from_pipe(engine: str, searches: int) -> List[float]:
+    """``go nodes 50`` over a raw pipe: the engine's own part of the latency."""
+    import subprocess
+
+    proc = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(line: str) -> None:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    def read_until(prefix: str) -> Optional[int]:
+        engine_ms = None
+        for line in proc.stdout:
+            reported = INFO_TIME.search(line) if line.startswith("info") else None
+            if reported:
+                engine_ms = int(reported.group(1))
+            if line.startswith(prefix):
+                return engine_ms
+        raise RuntimeError("the engine closed its output")
+
+    found: List[float] = []
+    try:
+        send("uci")
+        read_until("uciok")
+        for _ in range(searches):
+            send("position startpos")
+            send("isready")
+            read_until("readyok")
+            started = time.perf_counter()
+            send("go nodes 50")
+            engine_ms = read_until("bestmove")
+            found.append(max(0.0, (time.perf_counter() - started) * 1000.0 - (engine_ms or 0)))
+        send("quit")
+    finally:
+        proc.wait(timeout=10)
+    return found
+
+
 def summary(values: List[float]) -> str:
     if not values:
         return "no moves found"
@@ -120,8 +163,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     live.add_argument("--games", type=int, default=4)
     live.add_argument("--openings", type=Path,
                       default=Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "openings.epd")
+    pipe = sources.add_parser("pipe", help="the engine alone, over a raw pipe")
+    pipe.add_argument("--engine", default="fianchetto")
+    pipe.add_argument("--searches", type=int, default=300)
     args = parser.parse_args(argv)
-    if args.source == "fastchess":
+    if args.source == "pipe":
+        values = latencies_from_pipe(args.engine, args.searches)
+    elif args.source == "fastchess":
         values: List[float] = []
         for log in args.logs:
             with open(log, encoding="utf-8", errors="replace") as lines:

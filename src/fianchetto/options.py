@@ -83,11 +83,11 @@ class Option:
 MAX_THREADS = 256
 
 #: Move Overhead default: the time lost per move between the GUI's clock and the
-#: search. Measured (docs/time.md), it is under 1 ms at the median and under
-#: 10 ms at the worst under fastchess, even on a fully loaded machine; a Python
-#: tournament manager on a loaded machine has rare spikes beyond that, which the
-#: time manager's reserve (a share of the clock) absorbs. Stockfish's default is
-#: also 10. A slow GUI or a network connection (lichess-bot) wants it raised.
+#: search. Measured (docs/time.md) under fastchess and python-chess, it is a
+#: millisecond or two at the median and about 10 ms at the 99th percentile,
+#: idle or loaded; the rarer spikes (up to 20 ms seen) are paid from the time
+#: manager's reserve. Stockfish's default is also 10. A slow GUI or a network
+#: connection (lichess-bot) wants it raised.
 DEFAULT_MOVE_OVERHEAD_MS = 10
 
 #: The shipped network's file name (``networks/`` in the source tree); as the

@@ -40,10 +40,11 @@ LAST_MOVE_HARD_SHARE = 0.85
 #: moves at once until increments rebuild it. It has two parts (see
 #: docs/time.md for the measurements behind them):
 #:
-#: * a fixed part, in Move Overheads. Measured under fastchess, the time between
-#:   ``go`` and ``bestmove`` beyond the search's own time is 0.4 ms at the median
-#:   and under 10 ms at the worst on a fully loaded two-core machine, so two
-#:   overheads of the default 10 ms cover the worst spike seen twice over;
+#: * a fixed part, in Move Overheads. Measured under fastchess and python-chess,
+#:   the time between ``go`` and ``bestmove`` beyond the search's own time is a
+#:   millisecond or two at the median, about 10 ms at the 99th percentile and up
+#:   to 20 ms at the worst, idle or loaded; the per-move overhead pays the
+#:   common case and two overheads of the default 10 ms pay the worst spike;
 #: * a share of the clock, so that long games keep a proportionate cushion
 #:   (2 s of 100 s) while bullet games are not starved: at 1+0.01 the reserve is
 #:   40 ms, not the whole second that ten overheads of 100 ms used to hold back.
