@@ -1,4 +1,4 @@
-"""tools/latency.py reads fastchess engine logs into per-move latencies."""
+"""tools/latency.py and tools/pgnstats.py: latency from fastchess logs, clock use from PGNs."""
 from __future__ import annotations
 
 import sys
@@ -37,3 +37,31 @@ def test_the_summary_gives_median_p99_and_max():
     text = latency.summary([1.0, 2.0, 3.0, 100.0])
     assert "moves 4" in text and "median 2.5 ms" in text and "max 100.0 ms" in text
     assert latency.summary([]) == "no moves found"
+
+
+PGN = """\
+[Event "Fastchess Tournament"]
+[Result "1-0"]
+[Termination "normal"]
+
+1. e4 {+0.40/13 0.046s} e5 {-0.61/11 0.080s} 2. Nf3 {+0.41/12 0.088s}
+Nc6 {-0.33/14 0.030s} 1-0
+
+[Event "Fastchess Tournament"]
+[Result "0-1"]
+[Termination "time forfeit"]
+
+1. d4 {+0.10/10 0.010s} 0-1
+"""
+
+
+def test_pgn_stats_count_endings_and_average_depth():
+    import pgnstats
+
+    stats = pgnstats.pgn_stats(PGN.splitlines())
+    assert stats["games"] == 2 and stats["results"] == {"1-0": 1, "0-1": 1}
+    assert stats["terminations"] == {"normal": 1, "time forfeit": 1}
+    assert stats["moves"] == 5
+    assert stats["average_depth"] == pytest.approx((13 + 11 + 12 + 14 + 10) / 5)
+    assert stats["average_seconds"] == pytest.approx((0.046 + 0.080 + 0.088 + 0.030 + 0.010) / 5)
+    assert "time forfeit 1" in pgnstats.report(stats)
