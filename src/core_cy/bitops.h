@@ -129,6 +129,14 @@ static inline int fc_load_flag(volatile int* p) { return __atomic_load_n(p, __AT
 static inline void fc_store_flag(volatile int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 #endif
 
+/* Ask for the cache line at p ahead of its use (a hint: no effect on results). */
+#if defined(_MSC_VER)
+#include <xmmintrin.h>
+static __forceinline void fc_prefetch(const void* p) { _mm_prefetch((const char*)p, _MM_HINT_T0); }
+#else
+static inline void fc_prefetch(const void* p) { __builtin_prefetch(p); }
+#endif
+
 /* Write a zero to every page of a freshly zeroed block so that the pages are
    resident now. A plain memset after malloc is folded into calloc by the
    compiler, and calloc maps pages lazily; volatile stores cannot be elided. */

@@ -188,6 +188,20 @@ cdef inline void do_castling(Position* pos, Color us, Square kfrom, Square rfrom
         put_piece(pos, make_piece(us, KING), kto)
         put_piece(pos, make_piece(us, ROOK), rto)
 
+cdef inline uint64_t key_after(const Position* pos, Move m) noexcept nogil:
+    """The key after m for an ordinary move or capture, cheaply, without making it.
+    Castling, promotions, en passant and changes of castling rights or of the
+    en-passant square are left out: good enough to prefetch a hash bucket, never
+    used for anything that must be exact."""
+    cdef Square f = move_from(m), t = move_to(m)
+    cdef Piece pc = pos.board[f], captured = pos.board[t]
+    cdef uint64_t key = pos.st.key ^ ZOBRIST_WHITE_TO_MOVE ^ ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][t]
+    if captured != NO_PIECE:
+        key ^= ZOBRIST_PSQ[captured][t]
+    if pos.st.ep_square != NO_SQUARE:
+        key ^= ZOBRIST_EP[file_of(pos.st.ep_square)]
+    return key
+
 cdef void do_move(Position* pos, Move m) noexcept nogil:
     """Play a legal move. The caller guarantees a free state slot."""
     cdef StateInfo* prev = pos.st

@@ -340,9 +340,11 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
         if m == MOVE_NONE:
             break
         move_count += 1
+        tt_prefetch(t.tt, key_after(pos, m))
         if (not in_check or best > -VALUE_TB_WIN_IN_MAX_PLY) and qsearch_prunes(pos, m, in_check, stand_pat, alpha):
             continue
         do_move(pos, m)
+        tt_prefetch(t.tt, pos.st.key)
         score = -qsearch(t, -beta, -alpha, ply + 1)
         undo_move(pos, m)
         if stopped(t):
@@ -439,6 +441,7 @@ cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
         r = NMP_BASE_REDUCTION + depth // NMP_DEPTH_DIVISOR \
             + min((eval - n.beta) // NMP_EVAL_DIVISOR, NMP_MAX_EVAL_REDUCTION)
         do_null_move(pos)
+        tt_prefetch(t.tt, pos.st.key)
         score = -search(t, -n.beta, -n.beta + 1, depth - r, n.ply + 1, not n.cut_node)
         undo_null_move(pos)
         if stopped(t):
@@ -490,6 +493,7 @@ cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp
     cdef int score = -VALUE_INFINITE, new_depth, r
     cdef bint checking
     do_move(pos, m)
+    tt_prefetch(t.tt, pos.st.key)
     t.pv_length[ply + 1] = ply + 1
     checking = pos.st.checkers != 0
 
@@ -534,6 +538,7 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
             break
         move_count += 1
         quiet = is_quiet(pos, m)
+        tt_prefetch(t.tt, key_after(pos, m))
 
         # Step 10. Shallow-depth pruning, once a move has saved us from being mated
         # (and not in pawn endings, where the quiet moves are the whole game).

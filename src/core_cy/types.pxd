@@ -11,6 +11,7 @@ cdef extern from "bitops.h":
     int fc_load_flag(volatile int* p) noexcept nogil
     void fc_store_flag(volatile int* p, int v) noexcept nogil
     void fc_touch_pages(void* block, size_t size) noexcept nogil
+    void fc_prefetch(const void* p) noexcept nogil
     const void* fc_opaque(const void* p) noexcept nogil
 
 ctypedef uint64_t Bitboard
