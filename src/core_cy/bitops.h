@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* The checked build (FIANCHETTO_DEBUG=1) verifies the core's invariants. */
 #ifdef FIANCHETTO_DEBUG
@@ -136,6 +140,23 @@ static __forceinline void fc_prefetch(const void* p) { _mm_prefetch((const char*
 #else
 static inline void fc_prefetch(const void* p) { __builtin_prefetch(p); }
 #endif
+
+/* A zeroed block for the transposition table, freed with free(). On Linux it is
+   aligned to 2 MB and marked for transparent huge pages: random probes into a
+   table of many megabytes then miss the TLB far less often. Elsewhere, or when
+   that fails, plain calloc. */
+static inline void* fc_alloc_table(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 * 1024 * 1024;
+    void* block = NULL;
+    if (size >= huge && posix_memalign(&block, huge, size) == 0) {
+        madvise(block, size, MADV_HUGEPAGE);
+        memset(block, 0, size);
+        return block;
+    }
+#endif
+    return calloc(1, size);
+}
 
 /* Write a zero to every page of a freshly zeroed block so that the pages are
    resident now. A plain memset after malloc is folded into calloc by the

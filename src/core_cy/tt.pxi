@@ -67,7 +67,7 @@ cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
     cdef TTBucket* buckets
     while count * 2 * sizeof(TTBucket) <= megabytes * 1024 * 1024:
         count *= 2
-    buckets = <TTBucket*>calloc(count, sizeof(TTBucket))
+    buckets = <TTBucket*>fc_alloc_table(count * sizeof(TTBucket))
     if buckets == NULL:
         return 0
     fc_touch_pages(buckets, count * sizeof(TTBucket))
