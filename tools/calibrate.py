@@ -20,19 +20,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional
 
+from sprt import parse_summary  # fastchess's summary, read as the test log reads it
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
 STOCKFISH_ELO_RANGE = (1350, 2850)
-
-GAMES = re.compile(r"Games:\s*(\d+),\s*Wins:\s*(\d+),\s*Losses:\s*(\d+),\s*Draws:\s*(\d+)")
-ELO = re.compile(r"(?<![nN])Elo:\s*(-?[\d.]+|inf|-inf)\s*\+/-\s*([\d.]+|nan|inf)")
 
 
 def level_command(args: argparse.Namespace, level: int, pgn: Path) -> List[str]:
@@ -50,13 +48,12 @@ def level_command(args: argparse.Namespace, level: int, pgn: Path) -> List[str]:
 
 def row(level: int, text: str) -> str:
     """The docs/strength.md table row for one level, from fastchess's last summary."""
-    games = GAMES.findall(text)
-    elo = ELO.findall(text)
-    if not games:
+    found = parse_summary(text)
+    if "games" not in found:
         return f"| {level} | 0 | - | - | - | no games |"
-    total, wins, losses, draws = (int(x) for x in games[-1])
+    total, wins, losses, draws = (int(x) for x in found["games"].split())
     score = (wins + draws / 2) / total if total else 0.0
-    elo_text = f"{elo[-1][0]} ± {elo[-1][1]}" if elo else "?"
+    elo_text = " ± ".join(found["elo"].split()) if "elo" in found else "?"
     verdict = "calibrated" if 0.35 <= score <= 0.65 else ("too strong" if score > 0.65 else "too weak")
     return f"| {level} | {total} | {wins}-{draws}-{losses} | {100 * score:.1f}% | {elo_text} | {verdict} |"
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import subprocess
 import sys
 import time
 from datetime import datetime
@@ -106,8 +107,6 @@ def latencies_from_python_chess(engine: str, tc: str, games: int, openings: Opti
 
 def latencies_from_pipe(engine: str, searches: int) -> List[float]:
     """``go nodes 50`` over a raw pipe: the engine's own part of the latency."""
-    import subprocess
-
     proc = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
     assert proc.stdin is not None and proc.stdout is not None
 
