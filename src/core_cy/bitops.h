@@ -141,10 +141,20 @@ static __forceinline void fc_prefetch(const void* p) { _mm_prefetch((const char*
 static inline void fc_prefetch(const void* p) { __builtin_prefetch(p); }
 #endif
 
-/* A zeroed block for the transposition table, freed with free(). On Linux it is
+/* Write a zero to every page of a freshly zeroed block so that the pages are
+   resident now. A plain memset after malloc is folded into calloc by the
+   compiler, and calloc maps pages lazily; volatile stores cannot be elided. */
+static inline void fc_touch_pages(void* block, size_t size) {
+    volatile char* bytes = (volatile char*)block;
+    for (size_t i = 0; i < size; i += 4096) bytes[i] = 0;
+}
+
+/* A zeroed block for the transposition table, every page of it resident now
+   (the process does not grow mid-game), freed with free(). On Linux it is
    aligned to 2 MB and marked for transparent huge pages: random probes into a
-   table of many megabytes then miss the TLB far less often. Elsewhere, or when
-   that fails, plain calloc. */
+   table of many megabytes then miss the TLB far less often; the memset that
+   zeroes it makes the pages resident. Elsewhere, or when that fails, calloc,
+   whose lazily mapped pages are then touched. */
 static inline void* fc_alloc_table(size_t size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     const size_t huge = (size_t)2 * 1024 * 1024;
@@ -155,15 +165,9 @@ static inline void* fc_alloc_table(size_t size) {
         return block;
     }
 #endif
-    return calloc(1, size);
-}
-
-/* Write a zero to every page of a freshly zeroed block so that the pages are
-   resident now. A plain memset after malloc is folded into calloc by the
-   compiler, and calloc maps pages lazily; volatile stores cannot be elided. */
-static inline void fc_touch_pages(void* block, size_t size) {
-    volatile char* bytes = (volatile char*)block;
-    for (size_t i = 0; i < size; i += 4096) bytes[i] = 0;
+    void* zeroed = calloc(1, size);
+    if (zeroed != NULL) fc_touch_pages(zeroed, size);
+    return zeroed;
 }
 
 /* The same pointer, but the compiler must assume the memory behind it may have

@@ -70,7 +70,6 @@ cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
     buckets = <TTBucket*>fc_alloc_table(count * sizeof(TTBucket))
     if buckets == NULL:
         return 0
-    fc_touch_pages(buckets, count * sizeof(TTBucket))
     free(tt.buckets)
     tt.buckets = buckets
     tt.mask = count - 1

@@ -10,7 +10,6 @@ cdef extern from "bitops.h":
     int64_t fc_now_ms() noexcept nogil
     int fc_load_flag(volatile int* p) noexcept nogil
     void fc_store_flag(volatile int* p, int v) noexcept nogil
-    void fc_touch_pages(void* block, size_t size) noexcept nogil
     void fc_prefetch(const void* p) noexcept nogil
     void* fc_alloc_table(size_t size) noexcept nogil
     const void* fc_opaque(const void* p) noexcept nogil
