@@ -9,9 +9,8 @@ import textwrap
 import chess
 import chess.polyglot
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
+from support.fuzz import Fuzz
 from support.reference import (
     special_position_params,
     CHESS960_FENS_SMALL,
@@ -368,47 +367,53 @@ FUZZ_BASES = [
 FUZZ_ALPHABET = "pnbrqkPNBRQK0123456789/ -wbKQkqABCDEFGHabcdefgh+.\t\n"
 
 
-@st.composite
-def mutated_fens(draw):
-    text = draw(st.sampled_from(FUZZ_BASES))
-    for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["replace", "delete", "insert", "swap", "drop-field", "dup-field", "swap-fields"]))
-        if op in ("replace", "delete", "insert", "swap") and not text:
-            continue
-        if op == "replace":
-            i = draw(st.integers(0, len(text) - 1))
-            text = text[:i] + draw(st.sampled_from(FUZZ_ALPHABET)) + text[i + 1:]
-        elif op == "delete":
-            i = draw(st.integers(0, len(text) - 1))
-            text = text[:i] + text[i + 1:]
-        elif op == "insert":
-            i = draw(st.integers(0, len(text)))
-            text = text[:i] + draw(st.sampled_from(FUZZ_ALPHABET)) + text[i:]
-        elif op == "swap":
-            i = draw(st.integers(0, len(text) - 1))
-            j = draw(st.integers(0, len(text) - 1))
-            chars = list(text)
-            chars[i], chars[j] = chars[j], chars[i]
-            text = "".join(chars)
+MUTATIONS = ["replace", "delete", "insert", "swap", "drop-field", "dup-field", "swap-fields"]
+
+
+def mutate_characters(f: Fuzz, text: str, op: str) -> str:
+    i = f.integer(0, len(text) - 1)
+    if op == "replace":
+        return text[:i] + f.choice(FUZZ_ALPHABET) + text[i + 1:]
+    if op == "delete":
+        return text[:i] + text[i + 1:]
+    if op == "insert":
+        i = f.integer(0, len(text))
+        return text[:i] + f.choice(FUZZ_ALPHABET) + text[i:]
+    j = f.integer(0, len(text) - 1)
+    chars = list(text)
+    chars[i], chars[j] = chars[j], chars[i]
+    return "".join(chars)
+
+
+def mutate_fields(f: Fuzz, text: str, op: str) -> str:
+    fields = text.split(" ")
+    i = f.integer(0, len(fields) - 1)
+    if op == "drop-field":
+        del fields[i]
+    elif op == "dup-field":
+        fields.insert(i, fields[i])
+    else:
+        j = f.integer(0, len(fields) - 1)
+        fields[i], fields[j] = fields[j], fields[i]
+    return " ".join(fields)
+
+
+def mutated_fen(f: Fuzz) -> str:
+    """A valid FEN with one to four character or field mutations."""
+    text = f.choice(FUZZ_BASES)
+    for _ in range(f.integer(1, 4)):
+        op = f.choice(MUTATIONS)
+        if op in ("replace", "delete", "insert", "swap"):
+            if text:
+                text = mutate_characters(f, text, op)
         else:
-            fields = text.split(" ")
-            i = draw(st.integers(0, len(fields) - 1))
-            if op == "drop-field":
-                del fields[i]
-            elif op == "dup-field":
-                fields.insert(i, fields[i])
-            else:
-                j = draw(st.integers(0, len(fields) - 1))
-                fields[i], fields[j] = fields[j], fields[i]
-            text = " ".join(fields)
+            text = mutate_fields(f, text, op)
     return text
 
 
-fuzz_inputs = st.one_of(
-    mutated_fens(),
-    st.text(alphabet=FUZZ_ALPHABET, max_size=90),
-    st.text(max_size=60),
-)
+def fuzz_input(f: Fuzz) -> str:
+    """A mutated FEN, a string of FEN characters, or arbitrary Unicode text."""
+    return f.one_of(mutated_fen, lambda f: f.text(90, FUZZ_ALPHABET), lambda f: f.text(60))
 
 
 def _check_fuzz_case(text: str, chess960: bool) -> None:
@@ -479,25 +484,40 @@ def test_fuzz_in_a_subprocess_never_crashes():
     assert words[0] == "accepted" and int(words[1]) >= 10 and int(words[3]) > 1000, proc.stdout
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=fuzz_inputs, chess960=st.booleans())
-def test_fuzz_constructor_accepts_or_raises_value_error(text, chess960):
-    _check_fuzz_case(text, chess960)
+def test_fuzz_constructor_accepts_or_raises_value_error():
+    for seed in range(400):
+        f = Fuzz(seed)
+        _check_fuzz_case(fuzz_input(f), f.boolean())
 
 
-@settings(max_examples=150, deadline=None)
-@given(text=fuzz_inputs)
-def test_fuzz_set_fen_failure_keeps_the_board(text):
-    board = Board(POSITION4_FEN)
-    board.push("c4c5")
-    before = engine_state(board)
-    try:
-        board.set_fen(text)
-    except ValueError:
-        assert engine_state(board) == before
-    else:
-        assert board.move_stack == []
-        assert Board(board.fen()).fen() == board.fen()
+def test_fuzz_set_fen_failure_keeps_the_board():
+    for seed in range(150):
+        text = fuzz_input(Fuzz(seed))
+        board = Board(POSITION4_FEN)
+        board.push("c4c5")
+        before = engine_state(board)
+        try:
+            board.set_fen(text)
+        except ValueError:
+            assert engine_state(board) == before, f"set_fen({text!r}) failed but changed the board"
+        else:
+            assert board.move_stack == []
+            assert Board(board.fen()).fen() == board.fen(), text
+
+
+def test_fuzz_inputs_are_varied():
+    """The fuzzer reaches each kind of input, and both outcomes of the parser."""
+    texts = [fuzz_input(Fuzz(seed)) for seed in range(400)]
+    assert len(set(texts)) > 350
+    assert any(not text.isascii() for text in texts)
+    accepted = 0
+    for text in texts:
+        try:
+            Board(text)
+            accepted += 1
+        except ValueError:
+            pass
+    assert 3 <= accepted <= 390, accepted
 
 
 def test_fuzz_seeds_are_valid():

@@ -1,4 +1,4 @@
-"""Protocol fuzzer: hypothesis drives the real engine process with UCI sequences.
+"""Protocol fuzzer: seeded random UCI sequences drive the real engine process.
 
 Each example is a sequence of steps sent to one long-lived engine, as a GUI
 would over a tournament: ``position`` (valid, with random legal moves, or
@@ -17,7 +17,8 @@ checks the invariants after every step:
   was given (and inside ``searchmoves``), ``0000`` only without legal moves;
 * no stdout line outside the UCI grammar.
 
-``FIANCHETTO_FUZZ_EXAMPLES`` sets the number of examples (default 30).
+``FIANCHETTO_FUZZ_EXAMPLES`` sets the number of examples (default 30); each is
+made from its seed (the test id), which reproduces it.
 """
 from __future__ import annotations
 
@@ -27,9 +28,7 @@ from typing import List, Optional
 
 import chess
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
+from support.fuzz import Fuzz
 from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line
 
 EXAMPLES = int(os.environ.get("FIANCHETTO_FUZZ_EXAMPLES", "30"))
@@ -60,37 +59,43 @@ COMMAND_WORDS = {"uci", "isready", "setoption", "ucinewgame", "position", "go", 
 
 
 # --- steps -------------------------------------------------------------------------------
-position_steps = st.tuples(
-    st.just("position"),
-    st.integers(0, len(FENS) - 1),
-    st.lists(st.integers(0, 200), max_size=12),
-    st.sampled_from(["ok", "ok", "ok", "bad-fen", "bad-move", "no-setup"]),
-)
-go_steps = st.tuples(
-    st.just("go"),
-    st.sampled_from(["depth", "nodes", "movetime", "clock", "mate", "searchmoves", "infinite", "ponder",
-                     "garbage", "stop-early"]),
-    st.integers(1, 4000),
-    st.integers(0, 40),
-)
-option_steps = st.tuples(
-    st.just("setoption"),
-    st.sampled_from([
-        "name Hash value {small}", "name Hash value 1", "name Clear Hash", "name MultiPV value {pv}",
-        "name Threads value {threads}", "name Hash value -3", "name Hash value lots", "name NoSuch value 1",
-        "name MultiPV value 0", "name Move Overhead value {small}", "name Ponder value true", "value 3",
-    ]),
-    st.integers(1, 24),
-)
-garbage_text = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=120)
-garbage_steps = st.one_of(
-    st.tuples(st.just("text"), garbage_text),
-    st.tuples(st.just("bytes"), st.binary(max_size=80).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" "))),
-)
-simple_steps = st.sampled_from([("isready",), ("stop",), ("ponderhit",), ("ucinewgame",), ("debug on",),
-                                ("debug off",)])
-steps = st.lists(st.one_of(position_steps, go_steps, go_steps, option_steps, garbage_steps, simple_steps),
-                 min_size=1, max_size=14)
+GO_KINDS = ["depth", "nodes", "movetime", "clock", "mate", "searchmoves", "infinite", "ponder",
+            "garbage", "stop-early"]
+OPTION_TEMPLATES = [
+    "name Hash value {small}", "name Hash value 1", "name Clear Hash", "name MultiPV value {pv}",
+    "name Threads value {threads}", "name Hash value -3", "name Hash value lots", "name NoSuch value 1",
+    "name MultiPV value 0", "name Move Overhead value {small}", "name Ponder value true", "value 3",
+]
+SIMPLE_STEPS = [("isready",), ("stop",), ("ponderhit",), ("ucinewgame",), ("debug on",), ("debug off",)]
+
+
+def position_step(f: Fuzz) -> tuple:
+    return ("position", f.integer(0, len(FENS) - 1), f.list_of(lambda f: f.integer(0, 200), 0, 12),
+            f.choice(["ok", "ok", "ok", "bad-fen", "bad-move", "no-setup"]))
+
+
+def go_step(f: Fuzz) -> tuple:
+    return ("go", f.choice(GO_KINDS), f.integer(1, 4000), f.integer(0, 40))
+
+
+def option_step(f: Fuzz) -> tuple:
+    return ("setoption", f.choice(OPTION_TEMPLATES), f.integer(1, 24))
+
+
+def garbage_step(f: Fuzz) -> tuple:
+    if f.boolean():
+        return ("text", f.text(120, exclude="\r\n"))
+    return ("bytes", f.binary(80).replace(b"\n", b" ").replace(b"\r", b" "))
+
+
+def simple_step(f: Fuzz) -> tuple:
+    return f.choice(SIMPLE_STEPS)
+
+
+def session_steps(seed: int) -> List[tuple]:
+    """One to fourteen steps; a go is twice as likely as each other kind."""
+    makers = [position_step, go_step, go_step, option_step, garbage_step, simple_step]
+    return Fuzz(seed).list_of(lambda f: f.one_of(*makers), 1, 14)
 
 
 # --- the model and the driver ----------------------------------------------------------------
@@ -256,14 +261,21 @@ def session():
     engine.close()
 
 
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
-@given(sequence=steps)
-def test_random_uci_sessions_keep_every_invariant(session, sequence):
+@pytest.mark.parametrize("seed", range(EXAMPLES))
+def test_random_uci_sessions_keep_every_invariant(session, seed):
+    sequence = session_steps(seed)
     session.engine.send("ucinewgame")
     session.board = chess.Board()
     session.sync()
     for step in sequence:
         session.run(step)
     session.sync()
+
+
+def test_the_sessions_cover_every_kind_of_step():
+    """Across the examples every kind of step and every kind of go is sent."""
+    steps = [step for seed in range(max(EXAMPLES, 30)) for step in session_steps(seed)]
+    kinds = {step[0] for step in steps}
+    assert {"position", "go", "setoption", "text", "bytes", "isready", "stop"} <= kinds, kinds
+    assert {step[1] for step in steps if step[0] == "go"} == set(GO_KINDS)
+    assert len({repr(session_steps(seed)) for seed in range(30)}) == 30

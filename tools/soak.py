@@ -29,6 +29,7 @@ import asyncio
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -80,7 +81,8 @@ class Tally:
 
 
 def rss_kb(pid: int) -> int:
-    """Resident set size of a process in kB (Linux /proc; psutil elsewhere)."""
+    """Resident set size of a process in kB: Linux's /proc, else POSIX ``ps``;
+    0 where neither answers (the memory check then sees no growth)."""
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
@@ -88,9 +90,11 @@ def rss_kb(pid: int) -> int:
                     return int(line.split()[1])
     except OSError:
         pass
-    import psutil  # only where /proc is missing
-
-    return psutil.Process(pid).memory_info().rss // 1024
+    try:
+        out = subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
+        return int(out.stdout.split()[0])
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        return 0
 
 
 def random_openings(count: int, seed: int, plies: int = 4) -> List[str]:

@@ -1,2 +1,3 @@
 """Helpers the tests share: reference positions and oracles (``reference``), the
-installed command (``cli``) and a raw UCI pipe with the output grammar (``uci_pipe``)."""
+installed command (``cli``), a raw UCI pipe with the output grammar (``uci_pipe``)
+and seeded random inputs for the fuzzers (``fuzz``)."""
