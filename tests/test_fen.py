@@ -367,7 +367,8 @@ FUZZ_BASES = [
 FUZZ_ALPHABET = "pnbrqkPNBRQK0123456789/ -wbKQkqABCDEFGHabcdefgh+.\t\n"
 
 
-MUTATIONS = ["replace", "delete", "insert", "swap", "drop-field", "dup-field", "swap-fields"]
+CHARACTER_MUTATIONS = ["replace", "delete", "insert", "swap"]
+FIELD_MUTATIONS = ["drop-field", "dup-field", "swap-fields"]
 
 
 def mutate_characters(f: Fuzz, text: str, op: str) -> str:
@@ -402,12 +403,11 @@ def mutated_fen(f: Fuzz) -> str:
     """A valid FEN with one to four character or field mutations."""
     text = f.choice(FUZZ_BASES)
     for _ in range(f.integer(1, 4)):
-        op = f.choice(MUTATIONS)
-        if op in ("replace", "delete", "insert", "swap"):
-            if text:
-                text = mutate_characters(f, text, op)
-        else:
+        op = f.choice(CHARACTER_MUTATIONS + FIELD_MUTATIONS)
+        if op in FIELD_MUTATIONS:
             text = mutate_fields(f, text, op)
+        elif text:
+            text = mutate_characters(f, text, op)
     return text
 
 

@@ -20,7 +20,6 @@ class Fuzz:
     """Draws for one example, all from a generator seeded by ``seed``."""
 
     def __init__(self, seed: int) -> None:
-        self.seed = seed
         self.rng = random.Random(seed)
 
     def integer(self, low: int, high: int) -> int:
