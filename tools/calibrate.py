@@ -10,7 +10,9 @@ For every level, fastchess plays colour-reversed pairs from
 each, concurrency 2. A level is calibrated when it scores between 35% and 65%.
 The script prints one Markdown table row per level, as docs/strength.md keeps
 them: level, games, W-D-L (Fianchetto's), score, Elo difference with its 95%
-interval as fastchess computes it.
+interval as fastchess computes it. Each level's games and fastchess's running
+output are written as they are played to ``--out`` (``level<N>.pgn`` and
+``level<N>.out``, by default under ``~/.cache/fianchetto/calibration``).
 
 Stockfish 15.1's ``UCI_Elo`` runs from 1350 to 2850 (calibrated at 60+0.6 on the
 CCRL 40/4 scale); levels outside that range cannot be measured this way.
@@ -83,10 +85,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     for level in levels:
         command = level_command(args, level, args.out / f"level{level}.pgn")
         print(" ".join(command), flush=True)
-        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                cwd=args.out)
-        (args.out / f"level{level}.out").write_text(result.stdout)
-        rows.append(row(level, result.stdout))
+        log = args.out / f"level{level}.out"   # written as the games go: tail -f it
+        with log.open("w") as stream:
+            subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, cwd=args.out)
+        rows.append(row(level, log.read_text()))
         print(rows[-1], flush=True)
     print("| level | games | W-D-L | score | Elo | verdict |")
     print("|---|---|---|---|---|---|")
