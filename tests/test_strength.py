@@ -31,6 +31,12 @@ def test_budget_and_noise_follow_the_rating():
     assert strength.noise_cp(10_000) == strength.noise_cp(strength.MAX_ELO)
 
 
+def test_fewer_candidates_up_the_range_and_one_at_the_top():
+    counts = [strength.candidates(e) for e in range(strength.MIN_ELO, strength.MAX_ELO + 1, 100)]
+    assert counts == sorted(counts, reverse=True)
+    assert counts[0] == strength.MAX_CANDIDATES and counts[-1] == 1
+
+
 def test_equal_moves_are_shared_and_blunders_are_rare():
     scores = [Score.cp(40), Score.cp(35), Score.cp(-250), Score.mate(-2)]
     low = picks(scores, 1000)
@@ -79,7 +85,7 @@ def test_limited_search_stays_in_its_budget_and_plays_a_legal_move(engine, elo):
     lines, best, _ = engine.go("go wtime 60000 btime 60000")
     assert chess.Move.from_uci(best) in chess.Board(FEN).legal_moves
     infos = info_lines(lines)
-    assert infos and max(int(m.group("multipv") or 1) for m in infos) == strength.CANDIDATES
+    assert infos and max(int(m.group("multipv") or 1) for m in infos) == strength.candidates(elo)
     # the core checks its node limit between batches of nodes
     assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
 

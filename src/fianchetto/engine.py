@@ -471,7 +471,7 @@ class Engine:
             if elo is not None:
                 budget = strength.node_budget(elo)
                 nodes = min(nodes, budget) if nodes else budget
-                multipv = max(multipv, strength.CANDIDATES)
+                multipv = max(multipv, strength.candidates(elo))
             search.start(
                 job.board,
                 depth=1 if job.stop_requested else job.params.depth,

@@ -5,10 +5,15 @@ A weaker player is modelled in two ways, both growing with the rating:
 * it **sees less**: the search gets a node budget that doubles every
   :data:`ELO_PER_DOUBLING` points, from :data:`NODES_AT_MIN_ELO` at the bottom of
   the range;
-* it **judges less precisely**: the search reports its best
-  :data:`CANDIDATES` moves (MultiPV), each score is blurred by Gaussian noise
-  whose spread falls from :data:`NOISE_AT_MIN_ELO` to :data:`NOISE_AT_MAX_ELO`
-  centipawns, and the move with the best blurred score is played.
+* it **judges less precisely**: the search reports its best few moves
+  (MultiPV: :data:`MAX_CANDIDATES` at the bottom of the range, falling to one
+  at :data:`SINGLE_LINE_ELO`), each score is blurred by Gaussian noise whose
+  spread falls from :data:`NOISE_AT_MIN_ELO` centipawns to none there, and the
+  move with the best blurred score is played.
+
+Every extra candidate costs the search depth (each line is searched in full), so
+the number of candidates falls with the rating: at the top the node budget is
+the only limit.
 
 Moves of nearly equal value are then chosen almost at random, a move a pawn
 worse now and then at low ratings, and a move that loses a piece almost never:
@@ -24,20 +29,29 @@ from typing import Optional, Sequence
 from fianchetto.score import Score
 
 MIN_ELO = 1000
-MAX_ELO = 2600
+MAX_ELO = 2500
 DEFAULT_ELO = 1500
-#: Moves the limited search considers (its MultiPV).
-CANDIDATES = 4
+#: From this rating up the search has one line and no noise: only its node
+#: budget (and the clock) holds it back.
+SINGLE_LINE_ELO = 2250
+#: Moves the limited search considers (its MultiPV) at MIN_ELO; one at SINGLE_LINE_ELO.
+MAX_CANDIDATES = 4
 #: The node budget at MIN_ELO, and how many rating points double it.
-NODES_AT_MIN_ELO = 200
-ELO_PER_DOUBLING = 200
-#: Standard deviation (centipawns) of the noise on each candidate's score.
-NOISE_AT_MIN_ELO = 160.0
-NOISE_AT_MAX_ELO = 10.0
+NODES_AT_MIN_ELO = 333
+ELO_PER_DOUBLING = 114
+#: Standard deviation (centipawns) of the noise on each candidate's score at
+#: MIN_ELO; it falls linearly to none at SINGLE_LINE_ELO.
+NOISE_AT_MIN_ELO = 80.0
 
 
 def clamp_elo(elo: int) -> int:
     return max(MIN_ELO, min(MAX_ELO, int(elo)))
+
+
+def judgement_share(elo: int) -> float:
+    """How far the rating is from the noisiest judgement to a single clean line:
+    0 at MIN_ELO, 1 from SINGLE_LINE_ELO up."""
+    return min(1.0, (clamp_elo(elo) - MIN_ELO) / (SINGLE_LINE_ELO - MIN_ELO))
 
 
 def node_budget(elo: int) -> int:
@@ -47,8 +61,12 @@ def node_budget(elo: int) -> int:
 
 def noise_cp(elo: int) -> float:
     """Spread of the judgement error at this rating, in centipawns."""
-    share = (clamp_elo(elo) - MIN_ELO) / (MAX_ELO - MIN_ELO)
-    return NOISE_AT_MIN_ELO + share * (NOISE_AT_MAX_ELO - NOISE_AT_MIN_ELO)
+    return NOISE_AT_MIN_ELO * (1.0 - judgement_share(elo))
+
+
+def candidates(elo: int) -> int:
+    """How many moves the limited search reports (its MultiPV) at this rating."""
+    return max(1, round(MAX_CANDIDATES - (MAX_CANDIDATES - 1) * judgement_share(elo)))
 
 
 def choose(scores: Sequence[Score], elo: int, rng: Optional[random.Random] = None) -> int:
