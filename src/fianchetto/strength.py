@@ -31,10 +31,11 @@ from fianchetto.score import Score
 MIN_ELO = 1000
 MAX_ELO = 2500
 DEFAULT_ELO = 1500
-#: From this rating up the search has one line and no noise: only its node
-#: budget (and the clock) holds it back.
+#: Where the judgement is clean: the noise is gone from here up, and the
+#: candidates, falling linearly towards one here, round to one from 2042.
+#: Above it only the node budget (and the clock) holds the search back.
 SINGLE_LINE_ELO = 2250
-#: Moves the limited search considers (its MultiPV) at MIN_ELO; one at SINGLE_LINE_ELO.
+#: Moves the limited search considers (its MultiPV) at MIN_ELO.
 MAX_CANDIDATES = 4
 #: The node budget at MIN_ELO, and how many rating points double it.
 NODES_AT_MIN_ELO = 333
