@@ -32,3 +32,15 @@ def test_the_row_gives_wins_draws_losses_and_the_verdict():
     row = sprt.log_row(args, "a" * 40, "b" * 40, sprt.parse_summary(SUMMARY))
     assert "| 146-89-65 |" in row and "96.19 ± 32.90" in row and "| inconclusive |" in row
     assert sprt.verdict(2.95) == "H1 accepted (pass)" and sprt.verdict(-3.0) == "H0 accepted (fail)"
+
+
+def test_each_engine_gets_one_thread_and_16_mb_unless_its_options_say_otherwise():
+    args = argparse.Namespace(tc="8+0.08", openings="o.epd", seed=1, rounds=10, concurrency=1, no_sprt=True,
+                              base_option=["Threads=1"], test_option=["Threads=2", "Use NNUE=false"])
+    command = sprt.fastchess_command("fastchess", Path("/b"), Path("/t"), args, Path("g.pgn"))
+    test_engine = command[command.index("name=test") + 1 : command.index("name=base") - 2]
+    base_engine = command[command.index("name=base") + 1 : command.index("-each")]
+    assert test_engine == ["option.Hash=16", "option.Threads=2", "option.Use NNUE=false"]
+    assert base_engine == ["option.Hash=16", "option.Threads=1"]
+    each = command[command.index("-each") : command.index("-openings")]
+    assert not any(part.startswith("option.") for part in each)

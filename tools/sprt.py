@@ -15,6 +15,8 @@ appended to the test log as one table row.
 
 The same ref twice with different ``--base-option`` / ``--test-option`` values
 compares two configurations of one build (e.g. ``Use NNUE=false``).
+An option given there replaces the default of one thread and 16 MB for that
+engine (``--test-option Threads=2``; then pass ``--concurrency 1`` on two cores).
 
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; build it
 beside the project (see ``../shared/README.md``), never inside it.
@@ -59,12 +61,18 @@ def build(commit: str) -> Path:
     return exe
 
 
+#: What each engine is given unless its own options name it: the usual test settings.
+DEFAULT_OPTIONS = {"Hash": "16", "Threads": "1"}
+
+
 def engine_args(name: str, exe: Path, options: List[str]) -> List[str]:
-    args = ["-engine", f"cmd={exe}", f"name={name}"]
+    """fastchess's ``-engine`` arguments: the default options, each replaced where
+    ``options`` (``NAME=VALUE`` strings) names it, then the rest in the given order."""
+    settings = dict(DEFAULT_OPTIONS)
     for option in options:
         key, _, value = option.partition("=")
-        args.append(f"option.{key}={value}")
-    return args
+        settings[key] = value
+    return ["-engine", f"cmd={exe}", f"name={name}", *(f"option.{key}={value}" for key, value in settings.items())]
 
 
 def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Namespace, pgn: Path) -> List[str]:
@@ -72,7 +80,7 @@ def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Nam
         fastchess,
         *engine_args("test", test, args.test_option),
         *engine_args("base", base, args.base_option),
-        "-each", f"tc={args.tc}", "option.Hash=16", "option.Threads=1",
+        "-each", f"tc={args.tc}",
         "-openings", f"file={args.openings}", "format=epd", "order=random", f"-srand", str(args.seed),
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
         *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
