@@ -1,10 +1,16 @@
-"""tools/latency.py and tools/pgnstats.py: latency from fastchess logs, clock use from PGNs."""
+"""tools/latency.py, tools/pgnstats.py and tools/netstats.py: latency from fastchess
+logs, clock use from PGNs, networks compared on data files."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from fianchetto.learn.data import write_records
+from fianchetto.learn.network import FloatNetwork, QuantNetwork
+from fianchetto.learn.synthetic import material_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
@@ -65,3 +71,38 @@ def test_pgn_stats_count_endings_and_average_depth():
     assert stats["average_depth"] == pytest.approx((13 + 11 + 12 + 14 + 10) / 5)
     assert stats["average_seconds"] == pytest.approx((0.046 + 0.080 + 0.088 + 0.030 + 0.010) / 5)
     assert "time forfeit 1" in pgnstats.report(stats)
+
+
+# --- tools/netstats.py ----------------------------------------------------------------
+
+import netstats  # noqa: E402
+
+
+def test_fit_recovers_a_known_slope_and_gap():
+    scores = np.array([-200.0, -100.0, 0.0, 100.0, 200.0])
+    stats = netstats.fit(0.5 * scores + 10.0, scores)
+    assert stats.slope == pytest.approx(0.5)
+    assert stats.mean == pytest.approx(10.0)
+    assert stats.rms == pytest.approx(np.sqrt(np.mean((-0.5 * scores + 10.0) ** 2)))
+
+
+def test_quantised_and_float_files_of_one_stem_are_paired():
+    pairs = netstats.quantisation_pairs(["a/x.nnue", "a/x.npz", "a/y.nnue", "b/x.npz"])
+    assert pairs == [("a/x.nnue", "a/x.npz")]
+
+
+def test_netstats_compares_a_network_with_its_checkpoint(tmp_path, capsys):
+    records, _ = material_records(300, seed=5)
+    data = tmp_path / "d.bin"
+    write_records(data, records)
+    net = FloatNetwork.initial(16, np.random.default_rng(3))
+    net.save_npz(tmp_path / "n.npz")
+    QuantNetwork.quantise(net).save(tmp_path / "n.nnue")
+    paths = [str(tmp_path / "n.nnue"), str(tmp_path / "n.npz")]
+    assert netstats.main(["--data", str(data), "--every", "3", "--limit", "30000", *paths]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("100 positions")
+    gap_line = [line for line in out.splitlines() if " - " in line]
+    assert len(gap_line) == 1
+    rms = float(gap_line[0].split("rms ")[1].split(" cp")[0])
+    assert rms < 5.0  # a small untrained network quantises to within a few centipawns
