@@ -59,8 +59,8 @@ class TrainConfig:
 
     data: List[str]
     out: str
-    epochs: int = 15
-    hidden: int = 128
+    epochs: int = 10
+    hidden: int = 256
     seed: int = 1
     lam: float = 0.1
     lr: float = 2e-3
