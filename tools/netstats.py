@@ -49,11 +49,14 @@ def evaluate(path: str, batch: Batch) -> np.ndarray:
     return integer_evaluate(QuantNetwork.load(path), batch.stm, batch.nstm).astype(np.float64)
 
 
+def rms(values: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(values * values)))
+
+
 def fit(evals: np.ndarray, scores: np.ndarray) -> Fit:
     """Mean, RMS gap to the scores and least-squares slope against them."""
-    gap = evals - scores
     slope = float(np.polyfit(scores, evals, 1)[0]) if len(scores) > 1 else float("nan")
-    return Fit(float(evals.mean()), float(np.sqrt(np.mean(gap * gap))), slope)
+    return Fit(float(evals.mean()), rms(evals - scores), slope)
 
 
 def quantisation_pairs(paths: Sequence[str]) -> List[tuple]:
@@ -82,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{path}: mean {stats.mean:+.1f} cp  rms {stats.rms:.1f} cp  slope {stats.slope:.3f}")
     for quant, flt in quantisation_pairs(args.networks):
         gap = evals[quant][keep] - evals[flt][keep]
-        print(f"{quant} - {flt}: mean {gap.mean():+.2f} cp  rms {np.sqrt(np.mean(gap * gap)):.2f} cp")
+        print(f"{quant} - {flt}: mean {gap.mean():+.2f} cp  rms {rms(gap):.2f} cp")
     return 0
 
 
