@@ -62,18 +62,50 @@ cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept no
             s = pop_lsb(&b)
             add_row(acc.v[view], weight_row(view, pos.board[s], s), h)
 
+cdef inline void copy_add_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
+                              const int16_t* s0, int n) noexcept nogil:
+    """acc = parent + a0 - s0: a quiet move, in one pass over the rows."""
+    cdef int i
+    for i in range(n):
+        acc[i] = parent[i] + a0[i] - s0[i]
+
+cdef inline void copy_add_sub_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
+                                  const int16_t* s0, const int16_t* s1, int n) noexcept nogil:
+    """acc = parent + a0 - s0 - s1: a capture, in one pass over the rows."""
+    cdef int i
+    for i in range(n):
+        acc[i] = parent[i] + a0[i] - s0[i] - s1[i]
+
 cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
                              const StateInfo* st) noexcept nogil:
-    """The parent's accumulator changed by the pieces the move moved, took or promoted."""
-    cdef int h = NET.hidden, i
+    """The parent's accumulator changed by the pieces the move moved, took or promoted.
+    The rows to add and to subtract are gathered first; the two common shapes (a
+    quiet move, a capture) are then applied in one pass, the others row by row.
+    int16 sums wrap, so the order of the additions cannot change the result."""
+    cdef int h = NET.hidden, i, adds, subs
+    cdef const int16_t* add_rows[3]
+    cdef const int16_t* sub_rows[3]
     cdef Color view
     for view in range(2):
-        memcpy(acc.v[view], parent.v[view], h * sizeof(int16_t))
+        adds = 0
+        subs = 0
         for i in range(st.dirty_count):
             if st.dirty_from[i] != NO_SQUARE:
-                sub_row(acc.v[view], weight_row(view, st.dirty_piece[i], st.dirty_from[i]), h)
+                sub_rows[subs] = weight_row(view, st.dirty_piece[i], st.dirty_from[i])
+                subs += 1
             if st.dirty_to[i] != NO_SQUARE:
-                add_row(acc.v[view], weight_row(view, st.dirty_piece[i], st.dirty_to[i]), h)
+                add_rows[adds] = weight_row(view, st.dirty_piece[i], st.dirty_to[i])
+                adds += 1
+        if adds == 1 and subs == 1:
+            copy_add_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0], h)
+        elif adds == 1 and subs == 2:
+            copy_add_sub_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0], sub_rows[1], h)
+        else:
+            memcpy(acc.v[view], parent.v[view], h * sizeof(int16_t))
+            for i in range(subs):
+                sub_row(acc.v[view], sub_rows[i], h)
+            for i in range(adds):
+                add_row(acc.v[view], add_rows[i], h)
 
 cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     """The up-to-date accumulator of the current state: replay the moves since the
