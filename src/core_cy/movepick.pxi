@@ -164,12 +164,15 @@ cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move t
     mp.check_info_ready = False
 
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
-    """Selection step: swap the best remaining move to the front and return it."""
-    cdef int best = mp.index, i, tmp_score
+    """Selection step: swap the best remaining move (the first of the highest score)
+    to the front and return it. The maximum is found first, in a loop the compiler
+    vectorises, and then its first position."""
+    cdef int best = mp.index, i, tmp_score, top = mp.scores[mp.index]
     cdef Move tmp
     for i in range(mp.index + 1, mp.count):
-        if mp.scores[i] > mp.scores[best]:
-            best = i
+        top = max(top, mp.scores[i])
+    while mp.scores[best] != top:
+        best += 1
     tmp = mp.moves[best]
     mp.moves[best] = mp.moves[mp.index]
     mp.moves[mp.index] = tmp
