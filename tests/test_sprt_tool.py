@@ -44,3 +44,22 @@ def test_each_engine_gets_one_thread_and_16_mb_unless_its_options_say_otherwise(
     assert base_engine == ["option.Hash=16", "option.Threads=1"]
     each = command[command.index("-each") : command.index("-openings")]
     assert not any(part.startswith("option.") for part in each)
+
+
+def test_a_resumed_test_continues_fastchess_state_and_logs_the_saved_row(tmp_path, monkeypatch):
+    log = tmp_path / "sprt.md"
+    args = argparse.Namespace(title="a saved change", tc="3+0.03", elo0=0.0, elo1=10.0, no_sprt=False,
+                              base_option=[], test_option=["Hash=32"], log=str(log))
+    sprt.save_run(tmp_path, args, "c" * 40, "d" * 40)
+    played = {}
+
+    def fake_play(command, folder):
+        played.update(command=command, folder=folder)
+        return sprt.parse_summary(SUMMARY)
+
+    monkeypatch.setattr(sprt, "play", fake_play)
+    assert sprt.resume(tmp_path, "fastchess") == 0
+    assert played == {"command": ["fastchess", "-config", "file=config.json"], "folder": tmp_path}
+    row = log.read_text(encoding="utf-8")
+    assert "| a saved change | `cccccccc` | `dddddddd` | 3+0.03 | [0.0, 10.0] | 300 |" in row
+    assert "test Hash=32" in row and row.count("\n") == 1

@@ -18,12 +18,22 @@ compares two configurations of one build (e.g. ``Use NNUE=false``).
 An option given there replaces the default of one thread and 16 MB for that
 engine (``--test-option Threads=2``; then pass ``--concurrency 1`` on two cores).
 
+Each test runs in a folder of its own, ``~/.cache/fianchetto/matches/<base>-<test>-<pid>``,
+which holds the games (``games.pgn``), fastchess's state (``config.json``, saved
+every 20 games) and what the log row needs (``run.json``). A test cut short, by
+Ctrl-C or the end of a working session, goes on from where it stopped with
+
+    python3 tools/sprt.py --resume ~/.cache/fianchetto/matches/<folder>
+
+and its row is logged when it ends, as if it had never stopped.
+
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; build it
 beside the project (see ``../shared/README.md``), never inside it.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -31,7 +41,7 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("FIANCHETTO_CACHE", Path.home() / ".cache" / "fianchetto"))
@@ -132,10 +142,60 @@ def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, s
             f"{verdict(llr, fixed=args.no_sprt)} | {options} |")
 
 
+RUN_FILE = "run.json"
+#: What a resumed test needs to write its row as the original run would have.
+RUN_FIELDS = ("title", "tc", "elo0", "elo1", "no_sprt", "base_option", "test_option", "log")
+
+
+def save_run(folder: Path, args: argparse.Namespace, base: str, test: str) -> None:
+    record = {field: getattr(args, field) for field in RUN_FIELDS}
+    record["log"] = str(Path(args.log).resolve()) if args.log else None
+    record.update(base=base, test=test)
+    (folder / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def load_run(folder: Path) -> Tuple[argparse.Namespace, str, str]:
+    """The saved arguments of the test in `folder`, and its base and test commits."""
+    record = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+    args = argparse.Namespace(**{field: record[field] for field in RUN_FIELDS})
+    return args, record["base"], record["test"]
+
+
+def play(command: List[str], folder: Path) -> Dict[str, str]:
+    """Run fastchess in `folder`, echoing its output; the figures it printed last."""
+    print(" ".join(command), flush=True)
+    output: List[str] = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          cwd=folder) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            output.append(line)
+            print(line, end="", flush=True)
+    return parse_summary("".join(output))
+
+
+def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str]) -> int:
+    """Print the log row, append it to the log when there is one."""
+    row = log_row(args, base, test, summary)
+    print(row)
+    if args.log:
+        with open(args.log, "a", encoding="utf-8") as log:
+            log.write(row + "\n")
+    return 0 if summary else 1
+
+
+def resume(folder: Path, fastchess: str) -> int:
+    """Go on with the test saved in `folder`; log its row when it ends."""
+    args, base, test = load_run(folder)
+    summary = play([fastchess, "-config", "file=config.json"], folder)
+    return finish(args, base, test, summary)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("base", help="git ref of the base build")
-    parser.add_argument("test", help="git ref of the build under test")
+    parser.add_argument("base", nargs="?", help="git ref of the base build")
+    parser.add_argument("test", nargs="?", help="git ref of the build under test")
+    parser.add_argument("--resume", metavar="FOLDER", help="go on with the test saved in FOLDER")
     parser.add_argument("--tc", default="8+0.08")
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=5.0)
@@ -153,27 +213,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.fastchess:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
         return 2
+    if args.resume:
+        return resume(Path(args.resume), args.fastchess)
+    if not args.base or not args.test:
+        parser.error("give BASE and TEST, or --resume FOLDER")
     base_commit, test_commit = commit_of(args.base), commit_of(args.test)
     base_exe, test_exe = build(base_commit), build(test_commit)
-    pgn = CACHE / "matches" / f"{base_commit[:8]}-{test_commit[:8]}-{os.getpid()}.pgn"
-    pgn.parent.mkdir(parents=True, exist_ok=True)
-    command = fastchess_command(args.fastchess, base_exe, test_exe, args, pgn)
-    print(" ".join(command), flush=True)
-    output: List[str] = []
-    # fastchess writes its state (config.json) where it runs: the cache, not the checkout.
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          cwd=pgn.parent) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            output.append(line)
-            print(line, end="", flush=True)
-    summary = parse_summary("".join(output))
-    row = log_row(args, base_commit, test_commit, summary)
-    print(row)
-    if args.log:
-        with open(args.log, "a", encoding="utf-8") as log:
-            log.write(row + "\n")
-    return 0 if summary else 1
+    # fastchess writes its state (config.json) where it runs: a folder of the test's own.
+    folder = CACHE / "matches" / f"{base_commit[:8]}-{test_commit[:8]}-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    save_run(folder, args, base_commit, test_commit)
+    print(f"test folder: {folder} (resume with --resume)", flush=True)
+    summary = play(fastchess_command(args.fastchess, base_exe, test_exe, args, folder / "games.pgn"), folder)
+    return finish(args, base_commit, test_commit, summary)
 
 
 if __name__ == "__main__":
