@@ -85,6 +85,12 @@ def engine_args(name: str, exe: Path, options: List[str]) -> List[str]:
     return ["-engine", f"cmd={exe}", f"name={name}", *(f"option.{key}={value}" for key, value in settings.items())]
 
 
+#: Adjudication: a draw after move 40 once both scores stay within 8 cp for 8 moves,
+#: a resignation once both agree on 1000 cp for 4 moves.
+ADJUDICATION = ["-draw", "movenumber=40", "movecount=8", "score=8",
+                "-resign", "movecount=4", "score=1000", "twosided=true"]
+
+
 def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Namespace, pgn: Path) -> List[str]:
     return [
         fastchess,
@@ -94,8 +100,7 @@ def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Nam
         "-openings", f"file={args.openings}", "format=epd", "order=random", f"-srand", str(args.seed),
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
         *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
-        "-draw", "movenumber=40", "movecount=8", "score=8",
-        "-resign", "movecount=4", "score=1000", "twosided=true",
+        *ADJUDICATION,
         "-ratinginterval", "20", "-pgnout", f"file={pgn}",
     ]
 

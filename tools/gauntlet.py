@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Play one build of Fianchetto against other engines under fastchess.
+
+    python3 tools/gauntlet.py REF [--opponent NAME=COMMAND ...] [--games 100] [--tc 10+0.1]
+                              [--log docs/gauntlet.md]
+
+REF is a git ref, built and cached as tools/sprt.py builds it. Without
+``--opponent`` the opponents are Debian's Glaurung 2.2 and Toga II 3.0
+(``/usr/games/glaurung``, ``/usr/games/toga2``). Every engine plays with one
+thread, 16 MB of hash, no pondering and no book of its own; an option is only
+set when the engine declares it (Toga II has no ``Threads``: it is single
+threaded anyway). fastchess plays colour-reversed pairs from balanced openings,
+concurrency 2, adjudicated as tools/sprt.py adjudicates, and the script prints one Markdown row per opponent, as the
+table of docs/gauntlet.md keeps them; ``--log`` appends
+them there. Games and fastchess's output go to
+``~/.cache/fianchetto/gauntlets/<commit>-<pid>/<opponent>.pgn`` and ``.out``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from sprt import ADJUDICATION, CACHE, DEFAULT_OPENINGS, build, commit_of, parse_summary
+
+DEFAULT_OPPONENTS = ["glaurung=/usr/games/glaurung", "toga=/usr/games/toga2"]
+#: The settings of a fair engine match; each is sent only to engines that declare it.
+FAIR_OPTIONS = {"Threads": "1", "Hash": "16", "Ponder": "false", "OwnBook": "false"}
+
+
+def declared_options(command: str, timeout: float = 10.0) -> List[str]:
+    """The option names an engine lists in answer to ``uci``."""
+    reply = subprocess.run([command], input="uci\nquit\n", capture_output=True, text=True,
+                           timeout=timeout).stdout
+    names = []
+    for line in reply.splitlines():
+        if line.startswith("option name "):
+            names.append(line[len("option name "):].split(" type ")[0].strip())
+    return names
+
+
+def fair_settings(declared: List[str]) -> List[str]:
+    """fastchess ``option.NAME=VALUE`` arguments for the fair options an engine has."""
+    return [f"option.{name}={value}" for name, value in FAIR_OPTIONS.items() if name in declared]
+
+
+def match_command(args: argparse.Namespace, engine: str, opponent: str, command: str,
+                  pgn: Path) -> List[str]:
+    return [
+        args.fastchess,
+        "-engine", f"cmd={engine}", "name=fianchetto", *fair_settings(declared_options(engine)),
+        "-engine", f"cmd={command}", f"name={opponent}", *fair_settings(declared_options(command)),
+        "-each", f"tc={args.tc}",
+        "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(args.seed),
+        "-repeat", "-rounds", str((args.games + 1) // 2), "-concurrency", str(args.concurrency),
+        *ADJUDICATION, "-ratinginterval", "10", "-pgnout", f"file={pgn}",
+    ]
+
+
+def row(commit: str, opponent: str, tc: str, summary: Dict[str, str]) -> str:
+    """The log row of one opponent, from fastchess's last summary (Fianchetto's W-D-L)."""
+    if "games" not in summary:
+        return f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | 0 | - | - | - |"
+    total, wins, losses, draws = (int(x) for x in summary["games"].split())
+    score = (wins + draws / 2) / total if total else 0.0
+    elo = " ± ".join(summary["elo"].split()) if "elo" in summary else "?"
+    return (f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | {total} | "
+            f"{wins}-{draws}-{losses} | {100 * score:.1f}% | {elo} |")
+
+
+def parse_opponents(specs: List[str]) -> Dict[str, str]:
+    opponents = {}
+    for spec in specs:
+        name, sep, command = spec.partition("=")
+        if not sep or not name or not command:
+            raise ValueError(f"--opponent wants NAME=COMMAND, not {spec!r}")
+        opponents[name] = command
+    return opponents
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("ref", help="git ref of the build to play")
+    parser.add_argument("--opponent", action="append", default=[], metavar="NAME=COMMAND")
+    parser.add_argument("--games", type=int, default=100, help="games per opponent")
+    parser.add_argument("--tc", default="10+0.1")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1, help="opening order")
+    parser.add_argument("--openings", default=str(DEFAULT_OPENINGS))
+    parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
+    parser.add_argument("--log", default=None, help="append the rows to this file (docs/gauntlet.md)")
+    args = parser.parse_args(argv)
+    if not args.fastchess:
+        print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
+        return 2
+    try:
+        opponents = parse_opponents(args.opponent or DEFAULT_OPPONENTS)
+    except ValueError as error:
+        parser.error(str(error))
+    commit = commit_of(args.ref)
+    engine = str(build(commit))
+    folder = CACHE / "gauntlets" / f"{commit[:8]}-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name, command in opponents.items():
+        out = folder / f"{name}.out"             # written as the games go: tail -f it
+        fastchess = match_command(args, engine, name, command, folder / f"{name}.pgn")
+        print(" ".join(fastchess), flush=True)
+        with out.open("w") as stream:
+            subprocess.run(fastchess, stdout=stream, stderr=subprocess.STDOUT, cwd=folder)
+        rows.append(row(commit, name, args.tc, parse_summary(out.read_text())))
+        print(rows[-1], flush=True)
+    if args.log:
+        with open(args.log, "a", encoding="utf-8") as log:
+            log.write("".join(line + "\n" for line in rows))
+    return 0 if all(" 0 | - |" not in line for line in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
