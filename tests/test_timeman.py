@@ -8,9 +8,11 @@ import pytest
 from fianchetto.options import DEFAULT_MOVE_OVERHEAD_MS
 from fianchetto.timeman import (
     MAX_STRETCH,
+    NODE_EFFORT_MIN_DEPTH,
     NO_LIMITS,
     TimeLimits,
     TimeManager,
+    effort_factor,
     plan,
     plan_for_side,
     reserve,
@@ -236,3 +238,21 @@ def test_a_clock_for_the_opponent_only_is_not_an_unlimited_search():
     assert plan_for_side(False, wtime=60_000, overhead=0) == TimeLimits(1, 1)
     assert plan_for_side(True, btime=60_000, overhead=0) == TimeLimits(1, 1)
     assert plan_for_side(True, overhead=0) == NO_LIMITS
+
+
+def test_node_effort_shortens_a_clear_best_move_and_lengthens_a_contested_one():
+    assert effort_factor(None, 20) == 1.0
+    assert effort_factor(0.99, NODE_EFFORT_MIN_DEPTH - 1) == 1.0  # too shallow to tell
+    clear, contested = effort_factor(0.95, 12), effort_factor(0.2, 12)
+    assert clear < 1.0 < contested
+    assert effort_factor(7.0, 12) == effort_factor(1.0, 12)  # out-of-range shares are clamped
+
+
+def test_manager_applies_the_node_effort_to_soft():
+    clear = TimeManager(TimeLimits(100, 400))
+    clear.on_iteration("e2e4", Score.cp(20), 0.9, 10)
+    changed = clear.on_iteration("e2e4", Score.cp(20), 0.95, 11)
+    assert changed is not None and changed.soft_ms < 100
+    contested = TimeManager(TimeLimits(100, 400))
+    changed = contested.on_iteration("e2e4", Score.cp(20), 0.25, 11)
+    assert changed is not None and 100 < changed.soft_ms <= 400

@@ -278,6 +278,7 @@ cdef class Search:
             "nps": self._total_nodes() * 1000 // max(elapsed, 1), "time": elapsed,
             "hashfull": tt_hashfull(&self.tt), "tbhits": self._total_nodes(tb_hits=True),
             "pv": self._pv_text(rm), "final": final,
+            "effort": <double>rm.nodes / <double>max(t.nodes, 1),
         }
         try:
             self.info(data)

@@ -77,6 +77,7 @@ ctypedef struct RootMove:
     int previous_score
     int seldepth
     int pv_length
+    uint64_t nodes              # nodes this thread spent under the move, this search
     Move pv[MAX_PLY + 1]
 
 ctypedef struct SharedState:
@@ -637,6 +638,7 @@ cdef inline void add_root_move(SearchThread* t, Move m) noexcept nogil:
     rm.pv[0] = m
     rm.pv_length = 1
     rm.seldepth = 0
+    rm.nodes = 0
     t.root_count += 1
 
 cdef void order_root_moves(SearchThread* t) noexcept nogil:
@@ -701,6 +703,7 @@ cdef inline int search_root_move(SearchThread* t, RootMove* rm, int alpha, int b
     cdef Position* pos = &t.pos
     cdef bint quiet = is_quiet(pos, rm.move)
     cdef int score, r, new_depth
+    cdef uint64_t nodes_before = t.nodes
     do_move(pos, rm.move)
     t.nodes += 1
     t.pv_length[1] = 1
@@ -715,6 +718,7 @@ cdef inline int search_root_move(SearchThread* t, RootMove* rm, int alpha, int b
         if score > alpha:
             score = -search(t, -beta, -alpha, new_depth, 1, False)
     undo_move(pos, rm.move)
+    rm.nodes += t.nodes - nodes_before
     return score
 
 cdef int search_root(SearchThread* t, int alpha, int beta, int depth) noexcept nogil:

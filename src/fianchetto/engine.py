@@ -153,7 +153,7 @@ class _Job:
             return False
         self.last_exact_line = event
         if event.pv:
-            return self.manager.on_iteration(event.pv[0], event.score) is not None
+            return self.manager.on_iteration(event.pv[0], event.score, event.effort, event.depth) is not None
         return False
 
 

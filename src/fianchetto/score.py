@@ -93,6 +93,7 @@ class SearchInfo:
     time: Optional[int] = None           # ms since the search started
     pv: List[str] = field(default_factory=list)
     final: bool = False                  # the core's closing line, sent before bestmove
+    effort: Optional[float] = None       # share of the main thread's nodes spent on this line's first move (not sent)
 
     @property
     def is_main_line(self) -> bool:
@@ -104,7 +105,8 @@ class SearchInfo:
         return cls(depth=event["depth"], score=Score.from_core(event["score"]), seldepth=event["seldepth"],
                    multipv=event["multipv"], bound=event["bound"], nodes=event["nodes"], nps=event["nps"],
                    hashfull=event["hashfull"], tbhits=event["tbhits"], time=event["time"],
-                   pv=list(event["pv"]), final=bool(event["final"]))
+                   pv=list(event["pv"]), final=bool(event["final"]),
+                   effort=event.get("effort"))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ Two limits, both in milliseconds from the moment the search starts:
 :func:`plan` is a pure function of the ``go`` parameters, so it is unit-tested
 without an engine. :class:`TimeManager` adds the one piece of state a search
 needs: it lengthens the soft limit while the root is unstable (the best move
-keeps changing) or failing (the score is dropping), never past the hard limit.
+keeps changing) or failing (the score is dropping), never past the hard limit,
+and scales it by the node effort: shorter when the best move took nearly all of
+the search's nodes, longer when it took few.
 """
 from __future__ import annotations
 
@@ -63,6 +65,14 @@ SCORE_DROP_SCALE_CP = 100
 MAX_SCORE_DROP_FACTOR = 1.5
 #: Cap on the total stretch of the soft limit (it stays below hard anyway).
 MAX_STRETCH = 2.5
+#: Node effort: the share of the search's nodes spent under the best move. A move
+#: that took nearly all of them has beaten every alternative by a wide margin and
+#: needs less time; one that took few is contested and gets more. The soft limit
+#: is scaled by ``NODE_EFFORT_BASE - NODE_EFFORT_SLOPE * effort`` ...
+NODE_EFFORT_BASE = 1.5
+NODE_EFFORT_SLOPE = 1.0
+#: ... from this completed depth on (shallower iterations are too small to tell).
+NODE_EFFORT_MIN_DEPTH = 6
 
 
 @dataclass(frozen=True)
@@ -168,14 +178,21 @@ def plan_for_side(
     )
 
 
+def effort_factor(effort: Optional[float], depth: int) -> float:
+    """How much the node effort scales the soft limit (1.0 when it says nothing)."""
+    if effort is None or depth < NODE_EFFORT_MIN_DEPTH:
+        return 1.0
+    return NODE_EFFORT_BASE - NODE_EFFORT_SLOPE * min(max(effort, 0.0), 1.0)
+
+
 class TimeManager:
     """Per-search time state: the planned limits and the instability stretch.
 
     The engine calls :meth:`on_iteration` after every completed iteration (the
     exact-score ``multipv 1`` line). When the best move changed (recently) or the
-    score fell, the soft limit is stretched — at most :data:`MAX_STRETCH` times,
-    and never past the hard limit — and the new limits are returned; ``None``
-    means "leave the limits as they are". Searches without a clock
+    score fell, the soft limit is stretched, and the node effort scales it (at
+    most :data:`MAX_STRETCH` times in all, never past the hard limit); the new
+    limits are returned; ``None`` means "leave the limits as they are". Searches without a clock
     (``movetime``, depth, infinite) are never stretched. :meth:`core_limits`
     says what to send to the core, given when the core's clock started.
     """
@@ -205,8 +222,11 @@ class TimeManager:
         """The current factor applied to the planned soft limit."""
         return self.current.soft_ms / self.base.soft_ms if self.base.soft_ms else 1.0
 
-    def on_iteration(self, best_move: str, score: Score) -> Optional[TimeLimits]:
-        """Record an iteration's result; the new limits if the soft limit moved."""
+    def on_iteration(self, best_move: str, score: Score, effort: Optional[float] = None,
+                     depth: int = 0) -> Optional[TimeLimits]:
+        """Record an iteration's result; the new limits if the soft limit moved.
+        ``effort`` is the share of the nodes spent under ``best_move`` (None: unknown)
+        and ``depth`` the iteration's depth."""
         value = score.as_cp()
         self._changes *= BEST_MOVE_CHANGE_DECAY
         if self._best is not None and best_move != self._best:
@@ -218,7 +238,7 @@ class TimeManager:
 
         instability = 1.0 + BEST_MOVE_CHANGE_WEIGHT * self._changes
         falling = min(MAX_SCORE_DROP_FACTOR, 1.0 + max(0, drop) / SCORE_DROP_SCALE_CP)
-        factor = min(MAX_STRETCH, instability * falling)
+        factor = min(MAX_STRETCH, instability * falling * effort_factor(effort, depth))
         soft = min(self.base.hard_ms, max(MIN_LIMIT_MS, int(self.base.soft_ms * factor)))
         if soft == self.current.soft_ms:
             return None
