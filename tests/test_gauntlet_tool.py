@@ -35,7 +35,8 @@ def test_the_command_gives_each_engine_its_own_fair_options(tmp_path):
     theirs = stub_engine(theirs_dir, ["Hash"])
     args = argparse.Namespace(fastchess="fastchess", tc="10+0.1", openings="o.epd", seed=3, games=101,
                               concurrency=2)
-    command = gauntlet.match_command(args, ours, "toga", theirs, Path("toga.pgn"))
+    settings = gauntlet.fair_settings(gauntlet.declared_options(ours))
+    command = gauntlet.match_command(args, ours, settings, "toga", theirs, Path("toga.pgn"))
     second = command.index("-engine", 2)
     assert command[1:second] == ["-engine", f"cmd={ours}", "name=fianchetto", "option.Threads=1",
                                  "option.Hash=16", "option.OwnBook=false"]
@@ -45,8 +46,9 @@ def test_the_command_gives_each_engine_its_own_fair_options(tmp_path):
 
 def test_the_row_gives_the_score_from_fianchettos_side():
     summary = {"games": "100 40 20 40", "elo": "34.86 40.10"}
-    row = gauntlet.row("c" * 40, "glaurung", "10+0.1", summary)
+    row = gauntlet.row("c" * 40, "glaurung", "10+0.1", gauntlet.outcome_of(summary))
     assert "| glaurung | 10+0.1 | 100 | 40-40-20 | 60.0% | 34.86 ± 40.10 |" in row
+    assert "| glaurung | 10+0.1 | 0 | - | - | - |" in gauntlet.row("c" * 40, "glaurung", "10+0.1", None)
 
 
 def test_an_opponent_must_be_name_equals_command():

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from sprt import parse_summary  # fastchess's summary, read as the test log reads it
+from sprt import outcome_of, parse_summary  # fastchess's summary, read as the test log reads it
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
@@ -50,14 +50,12 @@ def level_command(args: argparse.Namespace, level: int, pgn: Path) -> List[str]:
 
 def row(level: int, text: str) -> str:
     """The docs/strength.md table row for one level, from fastchess's last summary."""
-    found = parse_summary(text)
-    if "games" not in found:
+    result = outcome_of(parse_summary(text))
+    if result is None:
         return f"| {level} | 0 | - | - | - | no games |"
-    total, wins, losses, draws = (int(x) for x in found["games"].split())
-    score = (wins + draws / 2) / total if total else 0.0
-    elo_text = " ± ".join(found["elo"].split()) if "elo" in found else "?"
-    verdict = "calibrated" if 0.35 <= score <= 0.65 else ("too strong" if score > 0.65 else "too weak")
-    return f"| {level} | {total} | {wins}-{draws}-{losses} | {100 * score:.1f}% | {elo_text} | {verdict} |"
+    verdict = "calibrated" if 0.35 <= result.score <= 0.65 else ("too strong" if result.score > 0.65 else "too weak")
+    return (f"| {level} | {result.games} | {result.wins}-{result.draws}-{result.losses} | "
+            f"{100 * result.score:.1f}% | {result.elo} | {verdict} |")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -10,9 +10,9 @@ REF is a git ref, built and cached as tools/sprt.py builds it. Without
 thread, 16 MB of hash, no pondering and no book of its own; an option is only
 set when the engine declares it (Toga II has no ``Threads``: it is single
 threaded anyway). fastchess plays colour-reversed pairs from balanced openings,
-concurrency 2, adjudicated as tools/sprt.py adjudicates, and the script prints one Markdown row per opponent, as the
-table of docs/gauntlet.md keeps them; ``--log`` appends
-them there. Games and fastchess's output go to
+concurrency 2, adjudicated as tools/sprt.py adjudicates, and the script prints
+one Markdown row per opponent, as the table of docs/gauntlet.md keeps them;
+``--log`` appends them there. Games and fastchess's output go to
 ``~/.cache/fianchetto/gauntlets/<commit>-<pid>/<opponent>.pgn`` and ``.out``.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from datetime import date
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from sprt import ADJUDICATION, CACHE, DEFAULT_OPENINGS, build, commit_of, parse_summary
+from sprt import ADJUDICATION, CACHE, DEFAULT_OPENINGS, Outcome, build, commit_of, outcome_of, parse_summary
 
 DEFAULT_OPPONENTS = ["glaurung=/usr/games/glaurung", "toga=/usr/games/toga2"]
 #: The settings of a fair engine match; each is sent only to engines that declare it.
@@ -49,11 +49,12 @@ def fair_settings(declared: List[str]) -> List[str]:
     return [f"option.{name}={value}" for name, value in FAIR_OPTIONS.items() if name in declared]
 
 
-def match_command(args: argparse.Namespace, engine: str, opponent: str, command: str,
-                  pgn: Path) -> List[str]:
+def match_command(args: argparse.Namespace, engine: str, engine_settings: List[str], opponent: str,
+                  command: str, pgn: Path) -> List[str]:
+    """fastchess's command for Fianchetto (`engine`, with its fair settings) against one opponent."""
     return [
         args.fastchess,
-        "-engine", f"cmd={engine}", "name=fianchetto", *fair_settings(declared_options(engine)),
+        "-engine", f"cmd={engine}", "name=fianchetto", *engine_settings,
         "-engine", f"cmd={command}", f"name={opponent}", *fair_settings(declared_options(command)),
         "-each", f"tc={args.tc}",
         "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(args.seed),
@@ -62,15 +63,12 @@ def match_command(args: argparse.Namespace, engine: str, opponent: str, command:
     ]
 
 
-def row(commit: str, opponent: str, tc: str, summary: Dict[str, str]) -> str:
-    """The log row of one opponent, from fastchess's last summary (Fianchetto's W-D-L)."""
-    if "games" not in summary:
+def row(commit: str, opponent: str, tc: str, result: Optional[Outcome]) -> str:
+    """The log row of one opponent (Fianchetto's W-D-L); dashes when no game ended."""
+    if result is None:
         return f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | 0 | - | - | - |"
-    total, wins, losses, draws = (int(x) for x in summary["games"].split())
-    score = (wins + draws / 2) / total if total else 0.0
-    elo = " ± ".join(summary["elo"].split()) if "elo" in summary else "?"
-    return (f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | {total} | "
-            f"{wins}-{draws}-{losses} | {100 * score:.1f}% | {elo} |")
+    return (f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | {result.games} | "
+            f"{result.wins}-{result.draws}-{result.losses} | {100 * result.score:.1f}% | {result.elo} |")
 
 
 def parse_opponents(specs: List[str]) -> Dict[str, str]:
@@ -104,22 +102,24 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error(str(error))
     commit = commit_of(args.ref)
     engine = str(build(commit))
+    engine_settings = fair_settings(declared_options(engine))
     folder = CACHE / "gauntlets" / f"{commit[:8]}-{os.getpid()}"
     folder.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows, complete = [], True
     for name, command in opponents.items():
         out = folder / f"{name}.out"             # written as the games go: tail -f it
-        fastchess = match_command(args, engine, name, command, folder / f"{name}.pgn")
+        fastchess = match_command(args, engine, engine_settings, name, command, folder / f"{name}.pgn")
         print(" ".join(fastchess), flush=True)
         with out.open("w") as stream:
             subprocess.run(fastchess, stdout=stream, stderr=subprocess.STDOUT, cwd=folder)
-        rows.append(row(commit, name, args.tc, parse_summary(out.read_text())))
+        result = outcome_of(parse_summary(out.read_text()))
+        complete = complete and result is not None
+        rows.append(row(commit, name, args.tc, result))
         print(rows[-1], flush=True)
     if args.log:
         with open(args.log, "a", encoding="utf-8") as log:
             log.write("".join(line + "\n" for line in rows))
-    return 0 if all(" 0 | - |" not in line for line in rows) else 1
-
+    return 0 if complete else 1
 
 if __name__ == "__main__":
     raise SystemExit(main())

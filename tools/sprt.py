@@ -41,7 +41,7 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("FIANCHETTO_CACHE", Path.home() / ".cache" / "fianchetto"))
@@ -122,6 +122,26 @@ def parse_summary(text: str) -> Dict[str, str]:
             last = matches[-1]
             found[key] = " ".join(last) if isinstance(last, tuple) else last
     return found
+
+
+class Outcome(NamedTuple):
+    """A match's figures from the first engine's side, as the logs print them."""
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float        # share of the points, 0 to 1
+    elo: str            # "Elo ± interval", or "?"
+
+
+def outcome_of(summary: Dict[str, str]) -> Optional[Outcome]:
+    """The outcome in fastchess's summary (see parse_summary); None if no game ended."""
+    if "games" not in summary:
+        return None
+    total, wins, losses, draws = (int(x) for x in summary["games"].split())
+    score = (wins + draws / 2) / total if total else 0.0
+    elo = " ± ".join(summary["elo"].split()) if "elo" in summary else "?"
+    return Outcome(total, wins, draws, losses, score, elo)
 
 
 def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> str:
