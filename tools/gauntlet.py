@@ -121,5 +121,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             log.write("".join(line + "\n" for line in rows))
     return 0 if complete else 1
 
+
 if __name__ == "__main__":
     raise SystemExit(main())
