@@ -34,6 +34,13 @@ def test_the_row_gives_wins_draws_losses_and_the_verdict():
     assert sprt.verdict(2.95) == "H1 accepted (pass)" and sprt.verdict(-3.0) == "H0 accepted (fail)"
 
 
+def test_a_test_stopped_before_any_game_ended_still_logs_a_row():
+    args = argparse.Namespace(title="a stopped change", tc="5+0.05", elo0=0.0, elo1=5.0, no_sprt=False,
+                              base_option=[], test_option=[])
+    row = sprt.log_row(args, "a" * 40, "b" * 40, sprt.parse_summary("Started game 1 of 2000\n"))
+    assert "| [0.0, 5.0] | 0 | 0-0-0 | ? | ? | no result |" in row
+
+
 def test_each_engine_gets_one_thread_and_16_mb_unless_its_options_say_otherwise():
     args = argparse.Namespace(tc="8+0.08", openings="o.epd", seed=1, rounds=10, concurrency=1, no_sprt=True,
                               base_option=["Threads=1"], test_option=["Threads=2", "Use NNUE=false"])

@@ -156,15 +156,17 @@ def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> 
     return "inconclusive"
 
 
+#: The outcome of a test that ended before any game did.
+NO_GAMES = Outcome(0, 0, 0, 0, 0.0, "?")
+
+
 def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str]) -> str:
-    games, wins, losses, draws = (summary.get("games", "0 0 0 0").split() + ["?"] * 4)[:4]
-    elo = summary.get("elo", "? ?").split()
+    outcome = outcome_of(summary) or NO_GAMES
     llr = float(summary["llr"]) if "llr" in summary else None
     options = "; ".join([f"base {o}" for o in args.base_option] + [f"test {o}" for o in args.test_option])
     return (f"| {date.today()} | {args.title} | `{base[:8]}` | `{test[:8]}` | {args.tc} | "
-            f"[{args.elo0}, {args.elo1}] | {games} | {wins}-{draws}-{losses} | "
-            f"{elo[0]} ± {elo[1] if len(elo) > 1 else '?'} | {summary.get('llr', '?')} | "
-            f"{verdict(llr, fixed=args.no_sprt)} | {options} |")
+            f"[{args.elo0}, {args.elo1}] | {outcome.games} | {outcome.wins}-{outcome.draws}-{outcome.losses} | "
+            f"{outcome.elo} | {summary.get('llr', '?')} | {verdict(llr, fixed=args.no_sprt)} | {options} |")
 
 
 RUN_FILE = "run.json"
