@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -70,3 +71,14 @@ def test_a_resumed_test_continues_fastchess_state_and_logs_the_saved_row(tmp_pat
     row = log.read_text(encoding="utf-8")
     assert "| a saved change | `cccccccc` | `dddddddd` | 3+0.03 | [0.0, 10.0] | 300 |" in row
     assert "test Hash=32" in row and row.count("\n") == 1
+
+
+def test_a_resumed_test_can_have_its_cap_of_rounds_raised(tmp_path, monkeypatch):
+    args = argparse.Namespace(title="capped", tc="5+0.05", elo0=0.0, elo1=10.0, no_sprt=False,
+                              base_option=[], test_option=[], log=None)
+    sprt.save_run(tmp_path, args, "c" * 40, "d" * 40)
+    (tmp_path / "config.json").write_text('{"rounds": 1000, "stats": {"w": 3}}', encoding="utf-8")
+    monkeypatch.setattr(sprt, "play", lambda command, folder: sprt.parse_summary(SUMMARY))
+    assert sprt.resume(tmp_path, "fastchess", rounds=1500) == 0
+    config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
+    assert config == {"rounds": 1500, "stats": {"w": 3}}

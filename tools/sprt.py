@@ -25,7 +25,8 @@ Ctrl-C or the end of a working session, goes on from where it stopped with
 
     python3 tools/sprt.py --resume ~/.cache/fianchetto/matches/<folder>
 
-and its row is logged when it ends, as if it had never stopped.
+and its row is logged when it ends, as if it had never stopped. ``--rounds N``
+given with ``--resume`` raises (or lowers) the cap of game pairs.
 
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; build it
 beside the project (see ``../shared/README.md``), never inside it.
@@ -46,6 +47,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("FIANCHETTO_CACHE", Path.home() / ".cache" / "fianchetto"))
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
+DEFAULT_ROUNDS = 5000
 
 
 def commit_of(ref: str) -> str:
@@ -211,9 +213,20 @@ def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, st
     return 0 if summary else 1
 
 
-def resume(folder: Path, fastchess: str) -> int:
-    """Go on with the test saved in `folder`; log its row when it ends."""
+def raise_rounds(folder: Path, rounds: int) -> None:
+    """Let the test saved in `folder` play up to `rounds` game pairs (fastchess's state)."""
+    config_file = folder / "config.json"
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config["rounds"] = rounds
+    config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
+
+
+def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
+    """Go on with the test saved in `folder` (with a new cap of `rounds` game pairs
+    when given); log its row when it ends."""
     args, base, test = load_run(folder)
+    if rounds:
+        raise_rounds(folder, rounds)
     summary = play([fastchess, "-config", "file=config.json"], folder)
     return finish(args, base, test, summary)
 
@@ -226,7 +239,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--tc", default="8+0.08")
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=5.0)
-    parser.add_argument("--rounds", type=int, default=5000, help="at most this many game pairs")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help=f"at most this many game pairs ({DEFAULT_ROUNDS}; with --resume: a new cap)")
     parser.add_argument("--no-sprt", action="store_true", help="play all the rounds, no early stop")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1, help="opening order")
@@ -241,7 +255,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
         return 2
     if args.resume:
-        return resume(Path(args.resume), args.fastchess)
+        return resume(Path(args.resume), args.fastchess, args.rounds)
+    args.rounds = args.rounds or DEFAULT_ROUNDS
     if not args.base or not args.test:
         parser.error("give BASE and TEST, or --resume FOLDER")
     base_commit, test_commit = commit_of(args.base), commit_of(args.test)
