@@ -172,6 +172,8 @@ def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, s
 
 
 RUN_FILE = "run.json"
+#: fastchess's own state, saved every 20 games where it runs.
+STATE_FILE = "config.json"
 #: What a resumed test needs to write its row as the original run would have.
 RUN_FIELDS = ("title", "tc", "elo0", "elo1", "no_sprt", "base_option", "test_option", "log")
 
@@ -213,9 +215,9 @@ def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, st
     return 0 if summary else 1
 
 
-def raise_rounds(folder: Path, rounds: int) -> None:
+def set_rounds(folder: Path, rounds: int) -> None:
     """Let the test saved in `folder` play up to `rounds` game pairs (fastchess's state)."""
-    config_file = folder / "config.json"
+    config_file = folder / STATE_FILE
     config = json.loads(config_file.read_text(encoding="utf-8"))
     config["rounds"] = rounds
     config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
@@ -225,9 +227,9 @@ def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
     """Go on with the test saved in `folder` (with a new cap of `rounds` game pairs
     when given); log its row when it ends."""
     args, base, test = load_run(folder)
-    if rounds:
-        raise_rounds(folder, rounds)
-    summary = play([fastchess, "-config", "file=config.json"], folder)
+    if rounds is not None:
+        set_rounds(folder, rounds)
+    summary = play([fastchess, "-config", f"file={STATE_FILE}"], folder)
     return finish(args, base, test, summary)
 
 
@@ -256,7 +258,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     if args.resume:
         return resume(Path(args.resume), args.fastchess, args.rounds)
-    args.rounds = args.rounds or DEFAULT_ROUNDS
+    if args.rounds is None:
+        args.rounds = DEFAULT_ROUNDS
     if not args.base or not args.test:
         parser.error("give BASE and TEST, or --resume FOLDER")
     base_commit, test_commit = commit_of(args.base), commit_of(args.test)
