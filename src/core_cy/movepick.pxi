@@ -124,6 +124,8 @@ ctypedef struct MovePicker:
     Move killers[2]
     Move counter
     const int (*history)[64][64]   # history[colour][from][to]
+    const int* cont1               # continuation history rows of the moves one and two
+    const int* cont2               #   plies back, indexed by piece * 64 + destination
     CheckInfo check_info           # for gives_check, computed when first needed
     bint check_info_ready
 
@@ -136,9 +138,16 @@ cdef inline int capture_score(const Position* pos, Move m) noexcept nogil:
         score += SEE_VALUE[promotion_type(m)] * 8 if promotion_type(m) == QUEEN else -20000
     return score
 
+cdef inline int piece_to(const Position* pos, Move m) noexcept nogil:
+    """Continuation history index of m (not yet made): moving piece and destination."""
+    return pos.board[move_from(m)] * 64 + move_to(m)
+
 cdef inline void picker_init(MovePicker* mp, const Position* pos, Move tt_move, const Move* killers,
-                             Move counter, const int (*history)[64][64]) noexcept nogil:
+                             Move counter, const int (*history)[64][64], const int* cont1,
+                             const int* cont2) noexcept nogil:
     mp.tt_move = tt_move
+    mp.cont1 = cont1
+    mp.cont2 = cont2
     mp.killers[0] = killers[0]
     mp.killers[1] = killers[1]
     mp.counter = counter
@@ -195,12 +204,13 @@ cdef inline bint picker_gives_check(MovePicker* mp, const Position* pos, Move m)
     return gives_check_with(pos, &mp.check_info, m)
 
 cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
-    """By history, checking moves first."""
-    cdef int i
+    """By butterfly and continuation history, checking moves first."""
+    cdef int i, pt
     cdef Move m
     for i in range(mp.count):
         m = mp.moves[i]
-        mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)]
+        pt = piece_to(pos, m)
+        mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] + mp.cont1[pt] + mp.cont2[pt]
         if picker_gives_check(mp, pos, m):
             mp.scores[i] += QUIET_CHECK_BONUS
 

@@ -41,11 +41,13 @@ cdef enum:
     SEE_CAPTURE_MARGIN = 90     #   times depth
     CHECK_EXTENSION_PLIES = 2   # check extension: only within this many times the root depth
     LMR_MIN_DEPTH = 3           # late move reductions
-    LMR_HISTORY_DIVISOR = 6000  #   one ply less per this much history
+    LMR_HISTORY_DIVISOR = 10000 #   one ply less per this much quiet history (three tables)
     ROOT_LMR_MIN_MOVES = 3      # root reductions: only after this many moves ...
     ROOT_LMR_DIVISOR = 2        #   ... by the table's reduction divided by this
     QS_DELTA_MARGIN = 200       # quiescence delta pruning
-    HISTORY_MAX = 16384         # history scores saturate here
+    HISTORY_MAX = 16384         # history scores saturate here (each table)
+    CONT_SIZE = 16 * 64         # continuation history rows and columns: piece x destination
+    CONT_NONE = 0               #   the row of "no move" (root, null move): never updated
     HISTORY_BONUS_SCALE = 16    #   bonus: this times depth squared ...
     HISTORY_BONUS_MAX = 1200    #   ... at most this
     MAX_QUIETS_TRIED = 64       # quiet moves remembered for the history malus
@@ -107,6 +109,8 @@ ctypedef struct SearchThread:
     Move killers[MAX_PLY + 4][2]
     Move counter_moves[16][64]
     int history[2][64][64]
+    int cont_history[CONT_SIZE][CONT_SIZE]   # [earlier move's piece-to][this move's piece-to]
+    int played[MAX_PLY + 6]                  # piece-to of the move made at ply p, at p + 2
     int static_eval[MAX_PLY + 4]
     Move pv[MAX_PLY + 4][MAX_PLY + 4]
     int pv_length[MAX_PLY + 4]
@@ -204,10 +208,29 @@ cdef inline Move counter_move(const SearchThread* t) noexcept nogil:
         return MOVE_NONE
     return t.counter_moves[t.pos.board[move_to(prev)]][move_to(prev)]
 
+cdef inline const int* cont_row(const SearchThread* t, int ply, int back) noexcept nogil:
+    """Continuation history row of the move made `back` plies before the node at ply."""
+    return t.cont_history[t.played[ply + 2 - back]]
+
+cdef inline int quiet_history(const SearchThread* t, int ply, Move m) noexcept nogil:
+    """How well quiet move m (not yet made) has done: butterfly history plus the
+    continuation histories of the moves one and two plies back."""
+    cdef int pt = piece_to(&t.pos, m)
+    return (t.history[t.pos.side][move_from(m)][move_to(m)]
+            + cont_row(t, ply, 1)[pt] + cont_row(t, ply, 2)[pt])
+
+cdef inline void update_quiet_history(SearchThread* t, int ply, Move m, int bonus) noexcept nogil:
+    """Move the three history entries of quiet move m by bonus (a malus when negative)."""
+    cdef int pt = piece_to(&t.pos, m), back, row
+    update_history(&t.history[t.pos.side][move_from(m)][move_to(m)], bonus)
+    for back in range(1, 3):
+        row = t.played[ply + 2 - back]
+        if row != CONT_NONE:
+            update_history(&t.cont_history[row][pt], bonus)
+
 cdef void update_quiet_stats(SearchThread* t, int ply, Move best, const Move* quiets, int quiet_count,
                              int depth) noexcept nogil:
     """Reward the quiet move that cut off; penalise the quiets tried before it."""
-    cdef Color us = t.pos.side
     cdef int bonus = min(HISTORY_BONUS_SCALE * depth * depth, HISTORY_BONUS_MAX), i
     cdef Move prev = previous_move(&t.pos)
     if t.killers[ply][0] != best:
@@ -215,9 +238,9 @@ cdef void update_quiet_stats(SearchThread* t, int ply, Move best, const Move* qu
         t.killers[ply][0] = best
     if prev != MOVE_NONE and prev != MOVE_NULL:
         t.counter_moves[t.pos.board[move_to(prev)]][move_to(prev)] = best
-    update_history(&t.history[us][move_from(best)][move_to(best)], bonus)
+    update_quiet_history(t, ply, best, bonus)
     for i in range(quiet_count):
-        update_history(&t.history[us][move_from(quiets[i])][move_to(quiets[i])], -bonus)
+        update_quiet_history(t, ply, quiets[i], -bonus)
 
 
 cdef inline int probe_tablebase(SearchThread* t, int ply, int* value) noexcept nogil:
@@ -441,6 +464,7 @@ cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
             and has_non_pawn_material(pos, pos.side) and n.beta > -VALUE_TB_WIN_IN_MAX_PLY:
         r = NMP_BASE_REDUCTION + depth // NMP_DEPTH_DIVISOR \
             + min((eval - n.beta) // NMP_EVAL_DIVISOR, NMP_MAX_EVAL_REDUCTION)
+        t.played[n.ply + 2] = CONT_NONE
         do_null_move(pos)
         tt_prefetch(t.tt, pos.st.key)
         score = -search(t, -n.beta, -n.beta + 1, depth - r, n.ply + 1, not n.cut_node)
@@ -472,18 +496,18 @@ cdef inline bint prune_move(SearchThread* t, const Node* n, MovePicker* mp, Move
     # A capture that loses material by SEE.
     return not quiet and depth <= SEE_CAPTURE_MAX_DEPTH and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth)
 
-cdef inline int late_move_reduction(SearchThread* t, const Node* n, const MovePicker* mp, Move m,
-                                    int move_count, bint checking) noexcept nogil:
-    """Plies to take off a late quiet move (called with the move made): the table's
-    value, more in non-PV and expected cut nodes, less for improving positions,
-    checks, killers and counter moves, and moves with a good history."""
+cdef inline int late_move_reduction(const Node* n, const MovePicker* mp, Move m, int move_count,
+                                    bint checking, int history) noexcept nogil:
+    """Plies to take off a late quiet move: the table's value, more in non-PV and
+    expected cut nodes, less for improving positions, checks, killers and counter
+    moves, and moves with a good history (quiet_history, read before the move)."""
     cdef int r = LMR_TABLE[min(n.depth, 63)][min(move_count, 63)]
     r += not n.pv_node
     r += n.cut_node
     r -= n.improving
     r -= checking
     r -= is_special_quiet(mp, m)
-    r -= t.history[t.pos.side ^ 1][move_from(m)][move_to(m)] // LMR_HISTORY_DIVISOR
+    r -= history // LMR_HISTORY_DIVISOR
     return r
 
 cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp, Move m, bint quiet,
@@ -491,8 +515,11 @@ cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp
     """Steps 11 to 13: play m, search it with the right depth and window, take it back."""
     cdef Position* pos = &t.pos
     cdef int ply = n.ply, alpha = n.alpha, beta = n.beta
-    cdef int score = -VALUE_INFINITE, new_depth, r
+    cdef int score = -VALUE_INFINITE, new_depth, r, history = 0
     cdef bint checking
+    if quiet:
+        history = quiet_history(t, ply, m)
+    t.played[ply + 2] = piece_to(pos, m)
     do_move(pos, m)
     tt_prefetch(t.tt, pos.st.key)
     t.pv_length[ply + 1] = ply + 1
@@ -504,7 +531,7 @@ cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp
     # Step 12. Late move reductions: a late quiet move is searched shallower with a
     # null window first, and again at full depth only if it beats alpha.
     if n.depth >= LMR_MIN_DEPTH and move_count > 1 + n.pv_node and quiet:
-        r = late_move_reduction(t, n, mp, m, move_count, checking)
+        r = late_move_reduction(n, mp, m, move_count, checking, history)
         r = max(1, min(new_depth - max(r, 0), new_depth))
         score = -search(t, -alpha - 1, -alpha, r, ply + 1, True)
         if score > alpha and r < new_depth:
@@ -532,7 +559,8 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
     cdef bint quiet
     t.killers[ply + 1][0] = MOVE_NONE
     t.killers[ply + 1][1] = MOVE_NONE
-    picker_init(&mp, pos, n.hit.move, t.killers[ply], counter_move(t), <const int (*)[64][64]>t.history)
+    picker_init(&mp, pos, n.hit.move, t.killers[ply], counter_move(t), <const int (*)[64][64]>t.history,
+                cont_row(t, ply, 1), cont_row(t, ply, 2))
     while True:
         m = next_move(&mp, pos)
         if m == MOVE_NONE:
@@ -653,7 +681,8 @@ cdef void order_root_moves(SearchThread* t) noexcept nogil:
     no_killers[1] = MOVE_NONE
     if tt_probe(t.tt, t.pos.st.key, &hit):
         tt_move = hit.move
-    picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history)
+    picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history,
+                t.cont_history[CONT_NONE], t.cont_history[CONT_NONE])
     while placed < t.root_count:
         m = next_move(&mp, &t.pos)
         if m == MOVE_NONE:
@@ -704,6 +733,7 @@ cdef inline int search_root_move(SearchThread* t, RootMove* rm, int alpha, int b
     cdef bint quiet = is_quiet(pos, rm.move)
     cdef int score, r, new_depth
     cdef uint64_t nodes_before = t.nodes
+    t.played[2] = piece_to(pos, rm.move)
     do_move(pos, rm.move)
     t.nodes += 1
     t.pv_length[1] = 1
@@ -790,6 +820,8 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
     if t.limits.mate > 0:
         max_depth = min(max_depth, 2 * t.limits.mate + MATE_DEPTH_MARGIN)
     prepare_root_accumulator(&t.pos)
+    t.played[0] = CONT_NONE       # no moves before the root
+    t.played[1] = CONT_NONE
     for depth in range(1, max_depth + 1):
         if helper_skips_depth(t, depth):
             continue
