@@ -82,3 +82,46 @@ def test_a_resumed_test_can_have_its_cap_of_rounds_raised(tmp_path, monkeypatch)
     assert sprt.resume(tmp_path, "fastchess", rounds=1500) == 0
     config = json.loads((tmp_path / "config.json").read_text(encoding="utf-8"))
     assert config == {"rounds": 1500, "stats": {"w": 3}}
+
+
+def test_carried_counts_split_the_middle_pentanomial_bucket_by_the_wins():
+    counts = sprt.carried_stats("254-393-177/14,81,163,122,32")
+    assert counts == {"wins": 254, "draws": 393, "losses": 177, "penta_LL": 14, "penta_LD": 81,
+                      "penta_DD": 95, "penta_WL": 68, "penta_WD": 122, "penta_WW": 32}
+
+
+def test_carried_counts_that_disagree_are_refused():
+    for text in ("254-393-178/14,81,163,122,32", "254-393-177/14,81,60,122,32", "1-2/3"):
+        try:
+            sprt.carried_stats(text)
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {text}")
+
+
+def test_a_carried_test_plays_one_pair_adds_the_counts_and_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(sprt, "CACHE", tmp_path)
+    monkeypatch.setattr(sprt, "commit_of", lambda ref: ref * 40)
+    monkeypatch.setattr(sprt, "build", lambda commit: Path("/venv") / commit[:1])
+    commands = []
+
+    def fake_play(command, folder):
+        commands.append(command)
+        if len(commands) == 1:
+            state = {"rounds": 1, "stats": {"test vs base": {"wins": 1, "draws": 0, "losses": 1,
+                                                             "penta_WL": 1}}}
+            (folder / "config.json").write_text(json.dumps(state), encoding="utf-8")
+        return sprt.parse_summary(SUMMARY)
+
+    monkeypatch.setattr(sprt, "play", fake_play)
+    assert sprt.main(["a", "b", "--fastchess", "fc", "--rounds", "700",
+                      "--carry", "254-393-177/14,81,163,122,32"]) == 0
+    first, second = commands
+    assert first[first.index("-rounds") + 1] == "1"
+    assert second == ["fc", "-config", "file=config.json"]
+    (folder,) = (tmp_path / "matches").iterdir()
+    state = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    assert state["rounds"] == 700
+    assert state["stats"]["test vs base"] == {"wins": 255, "draws": 393, "losses": 178, "penta_WL": 69,
+                                              "penta_LL": 14, "penta_LD": 81, "penta_DD": 95,
+                                              "penta_WD": 122, "penta_WW": 32}

@@ -28,6 +28,15 @@ Ctrl-C or the end of a working session, goes on from where it stopped with
 and its row is logged when it ends, as if it had never stopped. ``--rounds N``
 given with ``--resume`` raises (or lowers) the cap of game pairs.
 
+A test whose folder is gone (a new machine) goes on from the counts its row
+logged, once TEST is built again and its bench equals the row's:
+
+    python3 tools/sprt.py BASE TEST --carry W-D-L/LL,LD,DD+WL,WD,WW ...
+
+fastchess plays one game pair to write its state, the carried counts are added
+to it, and the test goes on from their sum (the cap of rounds counts the carried
+games too).
+
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; build it
 beside the project (see ``../shared/README.md``), never inside it.
 """
@@ -223,6 +232,34 @@ def set_rounds(folder: Path, rounds: int) -> None:
     config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
 
 
+#: fastchess's counts of a game pair's outcomes, from the test build's side.
+PENTANOMIAL = ("penta_LL", "penta_LD", "penta_DD", "penta_WL", "penta_WD", "penta_WW")
+
+
+def carried_stats(text: str) -> Dict[str, int]:
+    """fastchess's counts from what a row logs, ``W-D-L/LL,LD,DD+WL,WD,WW``. The
+    pentanomial's middle bucket (a drawn pair or a won and a lost game) is split by
+    the wins: WL = wins - 2 WW - WD."""
+    wdl, _, ptnml = text.partition("/")
+    wins, draws, losses = (int(x) for x in wdl.split("-"))
+    ll, ld, middle, wd, ww = (int(x) for x in ptnml.split(","))
+    wl = wins - 2 * ww - wd
+    dd = middle - wl
+    if min(ll, ld, wd, ww, wl, dd) < 0 or draws != wd + 2 * dd + ld or losses != wl + ld + 2 * ll:
+        raise ValueError(f"W-D-L and pentanomial counts disagree: {text}")
+    return dict(zip(("wins", "draws", "losses") + PENTANOMIAL, (wins, draws, losses, ll, ld, dd, wl, wd, ww)))
+
+
+def add_to_state(folder: Path, counts: Dict[str, int]) -> None:
+    """Add `counts` to the test build's counts in the state fastchess saved in `folder`."""
+    config_file = folder / STATE_FILE
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    stats = config["stats"].setdefault("test vs base", {})
+    for key, value in counts.items():
+        stats[key] = stats.get(key, 0) + value
+    config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
+
+
 def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
     """Go on with the test saved in `folder` (with a new cap of `rounds` game pairs
     when given); log its row when it ends."""
@@ -250,6 +287,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--test-option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
+    parser.add_argument("--carry", metavar="W-D-L/LL,LD,DD+WL,WD,WW",
+                        help="go on from the counts an earlier run of the same two builds logged")
     parser.add_argument("--log", default=None, help="append the result row to this file (docs/sprt.md)")
     parser.add_argument("--title", default="", help="what the test changes, for the log")
     args = parser.parse_args(argv)
@@ -262,6 +301,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         args.rounds = DEFAULT_ROUNDS
     if not args.base or not args.test:
         parser.error("give BASE and TEST, or --resume FOLDER")
+    carried = None
+    if args.carry:
+        try:
+            carried = carried_stats(args.carry)
+        except ValueError as error:
+            parser.error(f"--carry: {error}")
     base_commit, test_commit = commit_of(args.base), commit_of(args.test)
     base_exe, test_exe = build(base_commit), build(test_commit)
     # fastchess writes its state (config.json) where it runs: a folder of the test's own.
@@ -269,8 +314,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     save_run(folder, args, base_commit, test_commit)
     print(f"test folder: {folder} (resume with --resume)", flush=True)
-    summary = play(fastchess_command(args.fastchess, base_exe, test_exe, args, folder / "games.pgn"), folder)
-    return finish(args, base_commit, test_commit, summary)
+    if carried is None:
+        summary = play(fastchess_command(args.fastchess, base_exe, test_exe, args, folder / "games.pgn"), folder)
+        return finish(args, base_commit, test_commit, summary)
+    # One game pair makes fastchess write its state; the carried counts join it.
+    first = argparse.Namespace(**{**vars(args), "rounds": 1})
+    play(fastchess_command(args.fastchess, base_exe, test_exe, first, folder / "games.pgn"), folder)
+    add_to_state(folder, carried)
+    return resume(folder, args.fastchess, args.rounds)
 
 
 if __name__ == "__main__":
