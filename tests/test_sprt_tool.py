@@ -32,6 +32,7 @@ def test_the_row_gives_wins_draws_losses_and_the_verdict():
                               base_option=[], test_option=["Use NNUE=false"])
     row = sprt.log_row(args, "a" * 40, "b" * 40, sprt.parse_summary(SUMMARY))
     assert "| 146-89-65 |" in row and "96.19 ± 32.90" in row and "| inconclusive |" in row
+    assert "| a change (pentanomial 7, 15, 53, 40, 35) |" in row
     assert sprt.verdict(2.95) == "H1 accepted (pass)" and sprt.verdict(-3.0) == "H0 accepted (fail)"
 
 
@@ -69,7 +70,7 @@ def test_a_resumed_test_continues_fastchess_state_and_logs_the_saved_row(tmp_pat
     assert sprt.resume(tmp_path, "fastchess") == 0
     assert played == {"command": ["fastchess", "-config", "file=config.json"], "folder": tmp_path}
     row = log.read_text(encoding="utf-8")
-    assert "| a saved change | `cccccccc` | `dddddddd` | 3+0.03 | [0.0, 10.0] | 300 |" in row
+    assert "| a saved change (pentanomial 7, 15, 53, 40, 35) | `cccccccc` | `dddddddd` | 3+0.03 | [0.0, 10.0] | 300 |" in row
     assert "test Hash=32" in row and row.count("\n") == 1
 
 

@@ -172,10 +172,15 @@ NO_GAMES = Outcome(0, 0, 0, 0, 0.0, "?")
 
 
 def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str]) -> str:
+    """The test's row; the change's cell ends with the pentanomial counts, which
+    with W-D-L are what ``--carry`` needs to go on with the test."""
     outcome = outcome_of(summary) or NO_GAMES
     llr = float(summary["llr"]) if "llr" in summary else None
     options = "; ".join([f"base {o}" for o in args.base_option] + [f"test {o}" for o in args.test_option])
-    return (f"| {date.today()} | {args.title} | `{base[:8]}` | `{test[:8]}` | {args.tc} | "
+    change = args.title
+    if "ptnml" in summary:
+        change += f" (pentanomial {', '.join(summary['ptnml'].replace(',', ' ').split())})"
+    return (f"| {date.today()} | {change} | `{base[:8]}` | `{test[:8]}` | {args.tc} | "
             f"[{args.elo0}, {args.elo1}] | {outcome.games} | {outcome.wins}-{outcome.draws}-{outcome.losses} | "
             f"{outcome.elo} | {summary.get('llr', '?')} | {verdict(llr, fixed=args.no_sprt)} | {options} |")
 
