@@ -51,7 +51,7 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("FIANCHETTO_CACHE", Path.home() / ".cache" / "fianchetto"))
@@ -229,12 +229,17 @@ def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, st
     return 0 if summary else 1
 
 
-def set_rounds(folder: Path, rounds: int) -> None:
-    """Let the test saved in `folder` play up to `rounds` game pairs (fastchess's state)."""
+def edit_state(folder: Path, edit: Callable[[dict], None]) -> None:
+    """Read the state fastchess saved in `folder`, let `edit` change it, write it back."""
     config_file = folder / STATE_FILE
     config = json.loads(config_file.read_text(encoding="utf-8"))
-    config["rounds"] = rounds
+    edit(config)
     config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
+
+
+def set_rounds(folder: Path, rounds: int) -> None:
+    """Let the test saved in `folder` play up to `rounds` game pairs (fastchess's state)."""
+    edit_state(folder, lambda config: config.update(rounds=rounds))
 
 
 #: fastchess's counts of a game pair's outcomes, from the test build's side.
@@ -257,12 +262,11 @@ def carried_stats(text: str) -> Dict[str, int]:
 
 def add_to_state(folder: Path, counts: Dict[str, int]) -> None:
     """Add `counts` to the test build's counts in the state fastchess saved in `folder`."""
-    config_file = folder / STATE_FILE
-    config = json.loads(config_file.read_text(encoding="utf-8"))
-    stats = config["stats"].setdefault("test vs base", {})
-    for key, value in counts.items():
-        stats[key] = stats.get(key, 0) + value
-    config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
+    def add(config: dict) -> None:
+        stats = config["stats"].setdefault("test vs base", {})
+        for key, value in counts.items():
+            stats[key] = stats.get(key, 0) + value
+    edit_state(folder, add)
 
 
 def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
