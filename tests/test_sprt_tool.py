@@ -126,3 +126,27 @@ def test_a_carried_test_plays_one_pair_adds_the_counts_and_goes_on(tmp_path, mon
     assert state["stats"]["test vs base"] == {"wins": 255, "draws": 393, "losses": 178, "penta_WL": 69,
                                               "penta_LL": 14, "penta_LD": 81, "penta_DD": 95,
                                               "penta_WD": 122, "penta_WW": 32}
+
+
+def test_a_paused_test_logs_the_saved_counts_and_the_carry_text_that_goes_on(tmp_path):
+    counts = {"wins": 261, "losses": 241, "draws": 404, "penta_WW": 33, "penta_WD": 119, "penta_WL": 76,
+              "penta_DD": 89, "penta_LD": 107, "penta_LL": 29}
+    (tmp_path / "config.json").write_text(json.dumps({"stats": {sprt.TEST_VS_BASE: counts}}), encoding="utf-8")
+    saved = sprt.saved_counts(tmp_path)
+    assert sprt.carried_stats(sprt.carry_text(saved)) == counts
+    args = argparse.Namespace(title="a paused change", tc="5+0.05", elo0=0.0, elo1=10.0, no_sprt=False,
+                              base_option=[], test_option=[])
+    row = sprt.log_row(args, "a" * 40, "b" * 40, sprt.parse_summary("Started game 909 of 10000\n"), saved)
+    assert "(saved state: `--carry 261-404-241/29,107,165,119,33`)" in row
+    assert "| 906 | 261-404-241 | ? | ? | no result |" in row
+    assert sprt.saved_counts(tmp_path / "elsewhere") is None
+
+
+def test_carry_and_resume_together_are_refused(capsys):
+    try:
+        sprt.main(["--resume", "folder", "--carry", "1-0-1/0,0,1,0,0", "--fastchess", "fc"])
+    except SystemExit as error:
+        assert error.code == 2
+    else:
+        raise AssertionError("--carry with --resume was accepted")
+    assert "--carry" in capsys.readouterr().err

@@ -102,11 +102,16 @@ ADJUDICATION = ["-draw", "movenumber=40", "movecount=8", "score=8",
                 "-resign", "movecount=4", "score=1000", "twosided=true"]
 
 
+#: The engines' names in fastchess's command, and the key of its counts of their match.
+TEST_NAME, BASE_NAME = "test", "base"
+TEST_VS_BASE = f"{TEST_NAME} vs {BASE_NAME}"
+
+
 def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Namespace, pgn: Path) -> List[str]:
     return [
         fastchess,
-        *engine_args("test", test, args.test_option),
-        *engine_args("base", base, args.base_option),
+        *engine_args(TEST_NAME, test, args.test_option),
+        *engine_args(BASE_NAME, base, args.base_option),
         "-each", f"tc={args.tc}",
         "-openings", f"file={args.openings}", "format=epd", "order=random", f"-srand", str(args.seed),
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
@@ -167,19 +172,32 @@ def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> 
     return "inconclusive"
 
 
+def outcome_of_counts(counts: Optional[Dict[str, int]]) -> Optional[Outcome]:
+    """The outcome of fastchess's saved counts (no Elo: the summary gives that)."""
+    if not counts or not counts.get("wins", 0) + counts.get("draws", 0) + counts.get("losses", 0):
+        return None
+    wins, draws, losses = counts.get("wins", 0), counts.get("draws", 0), counts.get("losses", 0)
+    games = wins + draws + losses
+    return Outcome(games, wins, draws, losses, (wins + draws / 2) / games, "?")
+
+
 #: The outcome of a test that ended before any game did.
 NO_GAMES = Outcome(0, 0, 0, 0, 0.0, "?")
 
 
-def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str]) -> str:
-    """The test's row; the change's cell ends with the pentanomial counts, which
-    with W-D-L are what ``--carry`` needs to go on with the test."""
-    outcome = outcome_of(summary) or NO_GAMES
+def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str],
+            saved: Optional[Dict[str, int]] = None) -> str:
+    """The test's row; the change's cell ends with the pentanomial counts and, when
+    fastchess saved its state, the ``--carry`` text that goes on from it. A test
+    stopped before fastchess reported takes its W-D-L from that state."""
+    outcome = outcome_of(summary) or outcome_of_counts(saved) or NO_GAMES
     llr = float(summary["llr"]) if "llr" in summary else None
     options = "; ".join([f"base {o}" for o in args.base_option] + [f"test {o}" for o in args.test_option])
     change = args.title
     if "ptnml" in summary:
         change += f" (pentanomial {', '.join(summary['ptnml'].replace(',', ' ').split())})"
+    if saved:
+        change += f" (saved state: `--carry {carry_text(saved)}`)"
     return (f"| {date.today()} | {change} | `{base[:8]}` | `{test[:8]}` | {args.tc} | "
             f"[{args.elo0}, {args.elo1}] | {outcome.games} | {outcome.wins}-{outcome.draws}-{outcome.losses} | "
             f"{outcome.elo} | {summary.get('llr', '?')} | {verdict(llr, fixed=args.no_sprt)} | {options} |")
@@ -219,9 +237,10 @@ def play(command: List[str], folder: Path) -> Dict[str, str]:
     return parse_summary("".join(output))
 
 
-def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str]) -> int:
+def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str],
+           folder: Optional[Path] = None) -> int:
     """Print the log row, append it to the log when there is one."""
-    row = log_row(args, base, test, summary)
+    row = log_row(args, base, test, summary, saved_counts(folder) if folder else None)
     print(row)
     if args.log:
         with open(args.log, "a", encoding="utf-8") as log:
@@ -260,10 +279,27 @@ def carried_stats(text: str) -> Dict[str, int]:
     return dict(zip(("wins", "draws", "losses") + PENTANOMIAL, (wins, draws, losses, ll, ld, dd, wl, wd, ww)))
 
 
+def saved_counts(folder: Path) -> Optional[Dict[str, int]]:
+    """The test build's counts in the state fastchess saved in `folder`, if any."""
+    try:
+        config = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+        return dict(config["stats"][TEST_VS_BASE])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def carry_text(counts: Dict[str, int]) -> str:
+    """The ``--carry`` text of fastchess's counts: the inverse of carried_stats."""
+    get = lambda key: counts.get(key, 0)  # noqa: E731
+    middle = get("penta_DD") + get("penta_WL")
+    return (f"{get('wins')}-{get('draws')}-{get('losses')}/"
+            f"{get('penta_LL')},{get('penta_LD')},{middle},{get('penta_WD')},{get('penta_WW')}")
+
+
 def add_to_state(folder: Path, counts: Dict[str, int]) -> None:
     """Add `counts` to the test build's counts in the state fastchess saved in `folder`."""
     def add(config: dict) -> None:
-        stats = config["stats"].setdefault("test vs base", {})
+        stats = config["stats"].setdefault(TEST_VS_BASE, {})
         for key, value in counts.items():
             stats[key] = stats.get(key, 0) + value
     edit_state(folder, add)
@@ -276,7 +312,7 @@ def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
     if rounds is not None:
         set_rounds(folder, rounds)
     summary = play([fastchess, "-config", f"file={STATE_FILE}"], folder)
-    return finish(args, base, test, summary)
+    return finish(args, base, test, summary, folder)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -304,6 +340,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.fastchess:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
         return 2
+    if args.resume and args.carry:
+        parser.error("--carry starts a new test; --resume goes on with a saved one (its counts are in it)")
     if args.resume:
         return resume(Path(args.resume), args.fastchess, args.rounds)
     if args.rounds is None:
@@ -325,7 +363,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"test folder: {folder} (resume with --resume)", flush=True)
     if carried is None:
         summary = play(fastchess_command(args.fastchess, base_exe, test_exe, args, folder / "games.pgn"), folder)
-        return finish(args, base_commit, test_commit, summary)
+        return finish(args, base_commit, test_commit, summary, folder)
     # One game pair makes fastchess write its state; the carried counts join it.
     first = argparse.Namespace(**{**vars(args), "rounds": 1})
     play(fastchess_command(args.fastchess, base_exe, test_exe, first, folder / "games.pgn"), folder)
