@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -150,3 +151,25 @@ def test_carry_and_resume_together_are_refused(capsys):
     else:
         raise AssertionError("--carry with --resume was accepted")
     assert "--carry" in capsys.readouterr().err
+
+
+def test_commits_that_differ_only_outside_the_engine_share_one_build(tmp_path, monkeypatch):
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def commit(path, text):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+        git("add", "-A")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", path)
+        return git("rev-parse", "HEAD")
+
+    git("init", "-q")
+    monkeypatch.setattr(sprt, "ROOT", tmp_path)
+    first = commit("src/search.pxi", "search")
+    documented = commit("docs/sprt.md", "a row")
+    tested = commit("tests/test_search.py", "a test")
+    changed = commit("src/search.pxi", "a better search")
+    assert sprt.engine_key(first) == sprt.engine_key(documented) == sprt.engine_key(tested)
+    assert sprt.engine_key(changed) != sprt.engine_key(first)

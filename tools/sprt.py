@@ -6,8 +6,9 @@
                           [--log docs/sprt.md --title "what changed"]
 
 BASE and TEST are git refs. Each is exported (``git archive``) and installed into
-a virtual environment of its own under ``~/.cache/fianchetto/builds/<commit>``
-(built once, reused after); the two engines then play colour-reversed pairs
+a virtual environment of its own under ``~/.cache/fianchetto/builds/<engine key>``
+(built once, reused after; commits that differ only in documents, tests and
+tools share one key, see ``engine_key``); the two engines then play colour-reversed pairs
 from balanced openings, one thread and 16 MB of hash each, until the SPRT
 accepts one hypothesis or the rounds run out. fastchess prints the running
 Elo, LLR and pentanomial counts as it goes. With ``--log`` the result is
@@ -43,6 +44,7 @@ beside the project (see ``../shared/README.md``), never inside it.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -64,9 +66,23 @@ def commit_of(ref: str) -> str:
                           check=True, capture_output=True, text=True).stdout.strip()
 
 
+#: Top-level entries of the tree that do not change how the engine plays.
+NOT_ENGINE = frozenset({".ci", ".github", ".gitignore", "CHANGELOG.md", "CONTRIBUTING.md", "README.md",
+                        "bench", "candidates", "docs", "tests", "tools"})
+
+
+def engine_key(commit: str) -> str:
+    """The name of `commit`'s build: a hash of its top-level tree entries other
+    than NOT_ENGINE, so that commits with the same engine share one build."""
+    listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", commit],
+                             check=True, capture_output=True, text=True).stdout
+    kept = [line for line in listing.splitlines() if line.split("\t", 1)[1] not in NOT_ENGINE]
+    return hashlib.sha1("\n".join(kept).encode()).hexdigest()[:12]
+
+
 def build(commit: str) -> Path:
     """The fianchetto executable of `commit`, installed into its own venv (cached)."""
-    home = CACHE / "builds" / commit[:12]
+    home = CACHE / "builds" / engine_key(commit)
     exe = home / "venv" / "bin" / "fianchetto"
     if exe.exists():
         return exe
