@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 import sprt  # noqa: E402
@@ -144,12 +146,9 @@ def test_a_paused_test_logs_the_saved_counts_and_the_carry_text_that_goes_on(tmp
 
 
 def test_carry_and_resume_together_are_refused(capsys):
-    try:
+    with pytest.raises(SystemExit) as refused:
         sprt.main(["--resume", "folder", "--carry", "1-0-1/0,0,1,0,0", "--fastchess", "fc"])
-    except SystemExit as error:
-        assert error.code == 2
-    else:
-        raise AssertionError("--carry with --resume was accepted")
+    assert refused.value.code == 2
     assert "--carry" in capsys.readouterr().err
 
 

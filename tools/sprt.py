@@ -171,9 +171,12 @@ def outcome_of(summary: Dict[str, str]) -> Optional[Outcome]:
     if "games" not in summary:
         return None
     total, wins, losses, draws = (int(x) for x in summary["games"].split())
-    score = (wins + draws / 2) / total if total else 0.0
     elo = " ± ".join(summary["elo"].split()) if "elo" in summary else "?"
-    return Outcome(total, wins, draws, losses, score, elo)
+    return outcome_from(total, wins, draws, losses, elo)
+
+
+def outcome_from(games: int, wins: int, draws: int, losses: int, elo: str = "?") -> Outcome:
+    return Outcome(games, wins, draws, losses, (wins + draws / 2) / games if games else 0.0, elo)
 
 
 def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> str:
@@ -189,12 +192,13 @@ def verdict(llr: Optional[float], bound: float = 2.944, fixed: bool = False) -> 
 
 
 def outcome_of_counts(counts: Optional[Dict[str, int]]) -> Optional[Outcome]:
-    """The outcome of fastchess's saved counts (no Elo: the summary gives that)."""
-    if not counts or not counts.get("wins", 0) + counts.get("draws", 0) + counts.get("losses", 0):
+    """The outcome of fastchess's saved counts (no Elo: the summary gives that);
+    None if no game ended."""
+    if not counts:
         return None
-    wins, draws, losses = counts.get("wins", 0), counts.get("draws", 0), counts.get("losses", 0)
+    wins, draws, losses = (counts.get(key, 0) for key in ("wins", "draws", "losses"))
     games = wins + draws + losses
-    return Outcome(games, wins, draws, losses, (wins + draws / 2) / games, "?")
+    return outcome_from(games, wins, draws, losses) if games else None
 
 
 #: The outcome of a test that ended before any game did.
@@ -264,12 +268,16 @@ def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, st
     return 0 if summary else 1
 
 
+def read_state(folder: Path) -> dict:
+    """The state fastchess saved in `folder`."""
+    return json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+
+
 def edit_state(folder: Path, edit: Callable[[dict], None]) -> None:
     """Read the state fastchess saved in `folder`, let `edit` change it, write it back."""
-    config_file = folder / STATE_FILE
-    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config = read_state(folder)
     edit(config)
-    config_file.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
+    (folder / STATE_FILE).write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
 
 
 def set_rounds(folder: Path, rounds: int) -> None:
@@ -279,6 +287,8 @@ def set_rounds(folder: Path, rounds: int) -> None:
 
 #: fastchess's counts of a game pair's outcomes, from the test build's side.
 PENTANOMIAL = ("penta_LL", "penta_LD", "penta_DD", "penta_WL", "penta_WD", "penta_WW")
+#: Every count fastchess keeps of the test build's games.
+COUNTS = ("wins", "draws", "losses") + PENTANOMIAL
 
 
 def carried_stats(text: str) -> Dict[str, int]:
@@ -292,24 +302,22 @@ def carried_stats(text: str) -> Dict[str, int]:
     dd = middle - wl
     if min(ll, ld, wd, ww, wl, dd) < 0 or draws != wd + 2 * dd + ld or losses != wl + ld + 2 * ll:
         raise ValueError(f"W-D-L and pentanomial counts disagree: {text}")
-    return dict(zip(("wins", "draws", "losses") + PENTANOMIAL, (wins, draws, losses, ll, ld, dd, wl, wd, ww)))
+    return dict(zip(COUNTS, (wins, draws, losses, ll, ld, dd, wl, wd, ww)))
 
 
 def saved_counts(folder: Path) -> Optional[Dict[str, int]]:
     """The test build's counts in the state fastchess saved in `folder`, if any."""
     try:
-        config = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
-        return dict(config["stats"][TEST_VS_BASE])
+        return dict(read_state(folder)["stats"][TEST_VS_BASE])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def carry_text(counts: Dict[str, int]) -> str:
     """The ``--carry`` text of fastchess's counts: the inverse of carried_stats."""
-    get = lambda key: counts.get(key, 0)  # noqa: E731
-    middle = get("penta_DD") + get("penta_WL")
-    return (f"{get('wins')}-{get('draws')}-{get('losses')}/"
-            f"{get('penta_LL')},{get('penta_LD')},{middle},{get('penta_WD')},{get('penta_WW')}")
+    c = {key: counts.get(key, 0) for key in COUNTS}
+    return (f"{c['wins']}-{c['draws']}-{c['losses']}/"
+            f"{c['penta_LL']},{c['penta_LD']},{c['penta_DD'] + c['penta_WL']},{c['penta_WD']},{c['penta_WW']}")
 
 
 def add_to_state(folder: Path, counts: Dict[str, int]) -> None:
