@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core_cy.core import transposition_entry_age
 from support.uci_pipe import info_lines, ready_engine
 
 MIDDLEGAME = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
@@ -39,3 +40,11 @@ def test_hashfull_counts_only_the_current_search(engine):
     engine.send("position startpos moves g1f3")
     lines, _, _ = engine.go("go depth 2")
     assert hashfulls(lines)[-1] <= 20, hashfulls(lines)
+
+
+@pytest.mark.parametrize("bound", [1, 2, 3])
+def test_an_entry_ages_by_the_searches_since_it_was_written_whatever_its_bound(bound):
+    assert transposition_entry_age(5, 5, bound) == 0
+    assert transposition_entry_age(6, 5, bound) == 1
+    assert transposition_entry_age(9, 5, bound) == 4
+    assert transposition_entry_age(64, 63, bound) == 1   # the generation byte wraps

@@ -55,3 +55,13 @@ def syzygy_init(paths):
         largest = tb_init(text)
     return largest
 # --- end Syzygy -----------------------------------------------------------------------
+
+
+def transposition_entry_age(int searches_done, int written_in_search, int bound):
+    """The replacement rule's age of an entry written with `bound` during search
+    number `written_in_search`, read when `searches_done` searches have started
+    (for tests)."""
+    cdef TranspositionTable tt
+    tt.generation = <uint8_t>(searches_done * GENERATION_STEP)
+    cdef uint64_t data = tt_pack(MOVE_NONE, 0, 0, 1, <uint8_t>(written_in_search * GENERATION_STEP) | bound)
+    return entry_age(&tt, data)

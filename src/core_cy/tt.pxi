@@ -45,14 +45,9 @@ cdef inline int entry_depth(uint64_t data) noexcept nogil:
     return <int>((data >> 48) & 0xFF) - DEPTH_OFFSET
 
 cdef inline int entry_age(const TranspositionTable* tt, uint64_t data) noexcept nogil:
-    """The replacement rule's age of an entry.
-
-    It subtracts the whole generation byte, bound bits included, so an entry of
-    this search with a bound reads as 63 searches old and one of the previous
-    search as current. Correcting it changes which entries survive, a search
-    change: it is tested by SPRT before it lands (docs/sprt.md). What the engine
-    reports, hashfull, uses :func:`written_this_search` instead."""
-    return ((tt.generation - <uint8_t>(data >> 56)) & 0xFF) // GENERATION_STEP
+    """How many searches ago the entry was written (0: this search), from the
+    generation byte without its bound bits."""
+    return ((tt.generation - (<uint8_t>(data >> 56) & GENERATION_MASK)) & 0xFF) // GENERATION_STEP
 
 cdef inline bint written_this_search(const TranspositionTable* tt, uint64_t data) noexcept nogil:
     return data != 0 and (<uint8_t>(data >> 56) & GENERATION_MASK) == tt.generation
