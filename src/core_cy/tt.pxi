@@ -50,7 +50,7 @@ cdef inline int entry_age(const TranspositionTable* tt, uint64_t data) noexcept 
     return ((tt.generation - (<uint8_t>(data >> 56) & GENERATION_MASK)) & 0xFF) // GENERATION_STEP
 
 cdef inline bint written_this_search(const TranspositionTable* tt, uint64_t data) noexcept nogil:
-    return data != 0 and (<uint8_t>(data >> 56) & GENERATION_MASK) == tt.generation
+    return data != 0 and entry_age(tt, data) == 0
 
 cdef int tt_allocate(TranspositionTable* tt, size_t megabytes) noexcept nogil:
     """Size the table to the largest power of two of buckets that fits; 0 on failure.
@@ -118,7 +118,7 @@ cdef inline void tt_store(TranspositionTable* tt, uint64_t key, Move m, int scor
             if m == MOVE_NONE:
                 m = <Move>(old & 0xFFFF)
             # Keep a deeper result of this search unless the new one is exact.
-            if bound != BOUND_EXACT and entry_age(tt, old) == 0 and entry_depth(old) > depth + KEEP_DEEPER_BY:
+            if bound != BOUND_EXACT and written_this_search(tt, old) and entry_depth(old) > depth + KEEP_DEEPER_BY:
                 return
             slot = e
             break
