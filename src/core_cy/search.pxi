@@ -426,6 +426,17 @@ cdef inline int tablebase_step(SearchThread* t, Node* n, int* best, int* max_val
         max_value[0] = value
     return VALUE_NONE
 
+cdef inline bint is_improving(const SearchThread* t, int ply, int eval) noexcept nogil:
+    """Is eval above our static evaluation two plies ago? When we were in check
+    then, four plies ago; when in check both times, count it as improving."""
+    cdef int back
+    for back in range(2, 5, 2):
+        if ply < back:
+            return False
+        if t.static_eval[ply - back] != VALUE_NONE:
+            return eval > t.static_eval[ply - back]
+    return True
+
 cdef inline void evaluate_node(SearchThread* t, Node* n) noexcept nogil:
     """Step 5: the static evaluation, refined by the TT score, and whether it improves
     on the position two plies ago (pruning is then more careful)."""
@@ -438,8 +449,7 @@ cdef inline void evaluate_node(SearchThread* t, Node* n) noexcept nogil:
     n.raw_eval = static_eval(t, &n.hit, n.tt_hit)
     t.static_eval[n.ply] = n.raw_eval
     n.eval = refined_eval(&n.hit, n.tt_score, n.raw_eval)
-    n.improving = n.ply >= 2 and t.static_eval[n.ply - 2] != VALUE_NONE \
-        and n.raw_eval > t.static_eval[n.ply - 2]
+    n.improving = is_improving(t, n.ply, n.raw_eval)
 
 cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
     """Steps 6 to 8, in non-PV nodes out of check: cut the node short when the static
@@ -822,6 +832,7 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
     prepare_root_accumulator(&t.pos)
     t.played[0] = CONT_NONE       # no moves before the root
     t.played[1] = CONT_NONE
+    t.static_eval[0] = VALUE_NONE if t.pos.st.checkers else evaluate(&t.pos)   # for `improving` at ply 2
     for depth in range(1, max_depth + 1):
         if helper_skips_depth(t, depth):
             continue
