@@ -48,8 +48,9 @@ cdef enum:
     HISTORY_MAX = 16384         # history scores saturate here (each table)
     CONT_SIZE = 16 * 64         # continuation history rows and columns: piece x destination
     CONT_NONE = 0               #   the row of "no move" (root, null move): never updated
-    HISTORY_BONUS_SCALE = 16    #   bonus: this times depth squared ...
-    HISTORY_BONUS_MAX = 1200    #   ... at most this
+    HISTORY_BONUS_SCALE = 400   #   bonus: this per ply of depth ...
+    HISTORY_BONUS_OFFSET = 200  #   ... less this ...
+    HISTORY_BONUS_MAX = 2400    #   ... at most this
     MAX_QUIETS_TRIED = 64       # quiet moves remembered for the history malus
     MATE_DEPTH_MARGIN = 6       # `go mate N` searches at most 2 N + this plies
     MAX_SEARCH_DEPTH = MAX_PLY - 10
@@ -231,7 +232,7 @@ cdef inline void update_quiet_history(SearchThread* t, int ply, Move m, int bonu
 cdef void update_quiet_stats(SearchThread* t, int ply, Move best, const Move* quiets, int quiet_count,
                              int depth) noexcept nogil:
     """Reward the quiet move that cut off; penalise the quiets tried before it."""
-    cdef int bonus = min(HISTORY_BONUS_SCALE * depth * depth, HISTORY_BONUS_MAX), i
+    cdef int bonus = min(HISTORY_BONUS_SCALE * depth - HISTORY_BONUS_OFFSET, HISTORY_BONUS_MAX), i
     cdef Move prev = previous_move(&t.pos)
     if t.killers[ply][0] != best:
         t.killers[ply][1] = t.killers[ply][0]
