@@ -1,12 +1,12 @@
 # Static exchange evaluation and the staged move picker.
 #
 # Main search order: TT move, good captures (MVV-LVA, SEE >= 0), killers, counter
-# move, quiets by history, bad captures. In check: TT move, then all evasions.
-# Quiescence: TT move, then captures and promotions. Quiet moves are generated
-# only when the earlier stages did not cut off.
+# move, quiets (safe checks first, then by history), bad captures. In check: TT
+# move, then all evasions. Quiescence: TT move, then captures and promotions.
+# Quiet moves are generated only when the earlier stages did not cut off.
 
 cdef enum:
-    QUIET_CHECK_BONUS = 1 << 16     # above any history score
+    QUIET_CHECK_BONUS = 1 << 16     # above any history score: safe checks first
     EVASION_QUIET_MALUS = 1 << 28   # quiet evasions after every capturing one
 
 cdef int SEE_VALUE[7]
@@ -204,14 +204,15 @@ cdef inline bint picker_gives_check(MovePicker* mp, const Position* pos, Move m)
     return gives_check_with(pos, &mp.check_info, m)
 
 cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
-    """By butterfly and continuation history, checking moves first."""
+    """By butterfly and continuation history, safe checks first (a check that
+    loses material by SEE is ordered by its history like any quiet move)."""
     cdef int i, pt
     cdef Move m
     for i in range(mp.count):
         m = mp.moves[i]
         pt = piece_to(pos, m)
         mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] + mp.cont1[pt] + mp.cont2[pt]
-        if picker_gives_check(mp, pos, m):
+        if picker_gives_check(mp, pos, m) and see_ge(pos, m, 0):
             mp.scores[i] += QUIET_CHECK_BONUS
 
 cdef inline void score_evasions(MovePicker* mp, const Position* pos) noexcept nogil:
