@@ -1,8 +1,9 @@
 # Static exchange evaluation and the staged move picker.
 #
 # Main search order: TT move, good captures (MVV-LVA, SEE >= 0), killers, counter
-# move, quiets (safe checks first, then by history), bad captures. In check: TT
-# move, then all evasions. Quiescence: TT move, then captures and promotions.
+# move, quiets (safe checks first, then by history and threats), bad captures. In
+# check: TT move, then all evasions. Quiescence: TT move, then captures and
+# promotions.
 # Quiet moves are generated only when the earlier stages did not cut off.
 
 cdef enum:
@@ -203,15 +204,49 @@ cdef inline bint picker_gives_check(MovePicker* mp, const Position* pos, Move m)
         mp.check_info_ready = True
     return gives_check_with(pos, &mp.check_info, m)
 
+# Quiet order by threats: a piece attacked by a lesser enemy piece is worth moving
+# away, and a square a lesser enemy piece attacks is worth avoiding. Indexed by the
+# moving piece's type: its bonus for leaving such a square, its malus for entering one.
+cdef int THREAT_ORDER[7]
+THREAT_ORDER[:] = [0, 0, 12288, 12288, 16384, 32768, 0]
+
+cdef inline Bitboard attacks_of(const Position* pos, Color c, int pt, Bitboard occ) noexcept nogil:
+    """Every square a piece of colour c and type pt (not a pawn) attacks."""
+    cdef Bitboard b = pieces(pos, c, pt), attacks = 0
+    while b:
+        attacks |= piece_attacks(pt, pop_lsb(&b), occ)
+    return attacks
+
+cdef inline void lesser_threats(const Position* pos, Bitboard* by_type) noexcept nogil:
+    """by_type[pt]: the squares where the opponent attacks a piece of type pt with a
+    lesser piece (pawns for minors, minors too for rooks, rooks too for queens)."""
+    cdef Color them = pos.side ^ 1
+    cdef Bitboard occ = pos.by_type[0]
+    by_type[PAWN] = 0
+    by_type[KING] = 0
+    by_type[KNIGHT] = pawn_attacks_bb(pieces(pos, them, PAWN), them)
+    by_type[BISHOP] = by_type[KNIGHT]
+    by_type[ROOK] = by_type[KNIGHT] | attacks_of(pos, them, KNIGHT, occ) | attacks_of(pos, them, BISHOP, occ)
+    by_type[QUEEN] = by_type[ROOK] | attacks_of(pos, them, ROOK, occ)
+
+cdef inline int threat_order(const Bitboard* threats, int pt, Move m) noexcept nogil:
+    """The threat term of a quiet move's order: + for leaving a lesser piece's
+    attack, - for entering one, 0 when both or neither square is attacked."""
+    cdef Bitboard danger = threats[pt]
+    return THREAT_ORDER[pt] * (<int>((danger >> move_from(m)) & 1) - <int>((danger >> move_to(m)) & 1))
+
 cdef inline void score_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
-    """By butterfly and continuation history, safe checks first (a check that
-    loses material by SEE is ordered by its history like any quiet move)."""
+    """By butterfly and continuation history and threats, safe checks first (a
+    check that loses material by SEE is ordered like any quiet move)."""
     cdef int i, pt
     cdef Move m
+    cdef Bitboard threats[7]
+    lesser_threats(pos, threats)
     for i in range(mp.count):
         m = mp.moves[i]
         pt = piece_to(pos, m)
-        mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] + mp.cont1[pt] + mp.cont2[pt]
+        mp.scores[i] = mp.history[pos.side][move_from(m)][move_to(m)] + mp.cont1[pt] + mp.cont2[pt] \
+            + threat_order(threats, type_of(pos.board[move_from(m)]), m)
         if picker_gives_check(mp, pos, m) and see_ge(pos, m, 0):
             mp.scores[i] += QUIET_CHECK_BONUS
 
