@@ -143,35 +143,40 @@ cdef inline int piece_to(const Position* pos, Move m) noexcept nogil:
     """Continuation history index of m (not yet made): moving piece and destination."""
     return pos.board[move_from(m)] * 64 + move_to(m)
 
+cdef inline void picker_start(MovePicker* mp, const Position* pos, Move tt_move,
+                              const int (*history)[64][64], int first_stage) noexcept nogil:
+    """What every picker starts from: nothing generated yet, and the evasion stages
+    instead of `first_stage` when the side to move is in check."""
+    mp.tt_move = tt_move
+    mp.history = history
+    mp.count = 0
+    mp.index = 0
+    mp.bad_count = 0
+    mp.bad_index = 0
+    mp.check_info_ready = False
+    mp.stage = STAGE_EVASION_TT if pos.st.checkers else first_stage
+
 cdef inline void picker_init(MovePicker* mp, const Position* pos, Move tt_move, const Move* killers,
                              Move counter, const int (*history)[64][64], const int* cont1,
                              const int* cont2) noexcept nogil:
-    mp.tt_move = tt_move
-    mp.cont1 = cont1
-    mp.cont2 = cont2
+    """The main search's picker: every stage, with the node's killers, counter move
+    and continuation history rows."""
+    picker_start(mp, pos, tt_move, history, STAGE_TT)
     mp.killers[0] = killers[0]
     mp.killers[1] = killers[1]
     mp.counter = counter
-    mp.history = history
-    mp.bad_count = 0
-    mp.bad_index = 0
-    mp.count = 0
-    mp.index = 0
-    mp.stage = STAGE_EVASION_TT if pos.st.checkers else STAGE_TT
-    mp.check_info_ready = False
+    mp.cont1 = cont1
+    mp.cont2 = cont2
 
 cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move tt_move,
                                      const int (*history)[64][64]) noexcept nogil:
-    mp.tt_move = tt_move
+    """Quiescence's picker: the TT move and the captures (every evasion in check)."""
+    picker_start(mp, pos, tt_move, history, STAGE_QS_TT)
     mp.killers[0] = MOVE_NONE
     mp.killers[1] = MOVE_NONE
     mp.counter = MOVE_NONE
-    mp.history = history
-    mp.bad_count = 0
-    mp.count = 0
-    mp.index = 0
-    mp.stage = STAGE_EVASION_TT if pos.st.checkers else STAGE_QS_TT
-    mp.check_info_ready = False
+    mp.cont1 = NULL
+    mp.cont2 = NULL
 
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
     """Selection step: swap the best remaining move (the first of the highest score)
