@@ -16,25 +16,27 @@ cdef enum:
     VALUE_TB_WIN_IN_MAX_PLY = VALUE_TB_WIN - MAX_PLY   # at or beyond: a proven result
 
 # Pruning, reduction and extension constants, grouped by the rule that uses them.
+# Margins on the static evaluation are in the network's units, which run about
+# 1.5 times the hand-crafted evaluation's centipawns (a knight is worth ~470).
 cdef enum:
     ASPIRATION_MIN_DEPTH = 5    # aspiration windows: search near the last score
     ASPIRATION_DELTA = 16       #   first half-width; grows by half on each failure
     ASPIRATION_MAX_DELTA = 1000 #   wider than this: search the full window
     TB_STORE_DEPTH_BONUS = 6    # tablebase verdicts are stored this much deeper
     RFP_MAX_DEPTH = 8           # reverse futility: static eval far above beta
-    RFP_MARGIN = 75             #   per ply of depth
+    RFP_MARGIN = 112            #   per ply of depth
     RAZOR_MAX_DEPTH = 2         # razoring: static eval far below alpha, trust quiescence
-    RAZOR_MARGIN = 250          #   per ply of depth
+    RAZOR_MARGIN = 375          #   per ply of depth
     NMP_MIN_DEPTH = 3           # null move: pass and still beat beta
     NMP_BASE_REDUCTION = 3      #   reduction: this much ...
     NMP_DEPTH_DIVISOR = 4       #   ... plus one ply per this many plies of depth ...
-    NMP_EVAL_DIVISOR = 200      #   ... plus one per this many centipawns above beta ...
+    NMP_EVAL_DIVISOR = 300      #   ... plus one per this many centipawns above beta ...
     NMP_MAX_EVAL_REDUCTION = 3  #   ... at most this many from the eval
     IIR_MIN_DEPTH = 4           # internal iterative reduction without a TT move
     LMP_MAX_DEPTH = 8           # late move pruning: stop trying quiets after many
     FUTILITY_MAX_DEPTH = 6      # futility: eval plus margin cannot reach alpha
-    FUTILITY_BASE = 80
-    FUTILITY_MARGIN = 90        #   per ply of depth
+    FUTILITY_BASE = 120
+    FUTILITY_MARGIN = 135       #   per ply of depth
     SEE_QUIET_MAX_DEPTH = 8     # quiet moves that lose material by SEE
     SEE_QUIET_MARGIN = 25       #   times depth squared
     SEE_CAPTURE_MAX_DEPTH = 6   # captures that lose material by SEE
@@ -44,7 +46,7 @@ cdef enum:
     LMR_HISTORY_DIVISOR = 10000 #   one ply less per this much quiet history (three tables)
     ROOT_LMR_MIN_MOVES = 3      # root reductions: only after this many moves ...
     ROOT_LMR_DIVISOR = 2        #   ... by the table's reduction divided by this
-    QS_DELTA_MARGIN = 200       # quiescence delta pruning
+    QS_DELTA_MARGIN = 300       # quiescence delta pruning
     HISTORY_MAX = 16384         # history scores saturate here (each table)
     CONT_SIZE = 16 * 64         # continuation history rows and columns: piece x destination
     CONT_NONE = 0               #   the row of "no move" (root, null move): never updated
