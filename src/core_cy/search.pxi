@@ -17,7 +17,8 @@ cdef enum:
 
 # Pruning, reduction and extension constants, grouped by the rule that uses them.
 # Margins on the static evaluation are in the network's units, which run about
-# 1.5 times the hand-crafted evaluation's centipawns (a knight is worth ~470).
+# 1.5 times the hand-crafted evaluation's centipawns (a knight is worth ~470);
+# the SEE margins are in SEE's own piece values.
 cdef enum:
     ASPIRATION_MIN_DEPTH = 5    # aspiration windows: search near the last score
     ASPIRATION_DELTA = 16       #   first half-width; grows by half on each failure
@@ -30,7 +31,7 @@ cdef enum:
     NMP_MIN_DEPTH = 3           # null move: pass and still beat beta
     NMP_BASE_REDUCTION = 3      #   reduction: this much ...
     NMP_DEPTH_DIVISOR = 4       #   ... plus one ply per this many plies of depth ...
-    NMP_EVAL_DIVISOR = 300      #   ... plus one per this many centipawns above beta ...
+    NMP_EVAL_DIVISOR = 300      #   ... plus one per this much eval above beta ...
     NMP_MAX_EVAL_REDUCTION = 3  #   ... at most this many from the eval
     IIR_MIN_DEPTH = 4           # internal iterative reduction without a TT move
     LMP_MAX_DEPTH = 8           # late move pruning: stop trying quiets after many
