@@ -55,8 +55,7 @@ cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
     cdef Bitboard last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
     cdef Bitboard third_rank = RANK_BB[2] if us == WHITE else RANK_BB[5]
     cdef int up = 8 if us == WHITE else -8
-    cdef Bitboard single, double, west, east, b, line
-    cdef Square s, t
+    cdef Bitboard single, double, west, east
 
     # Unpinned pawns, in bulk.
     single = shift_up(free, us) & empty
@@ -73,6 +72,19 @@ cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
     if gen & GEN_QUIETS:
         n = add_pawn_moves(moves, n, single & ~last_rank, up, False)
         n = add_pawn_moves(moves, n, double, up + up, False)
+    return generate_pinned_pawn_moves(pos, moves, n, gen, target, pinned, ksq)
+
+cdef int generate_pinned_pawn_moves(const Position* pos, Move* moves, int n, int gen,
+                                    Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
+    """The pawn moves the bulk sets leave out: pinned pawns and en passant."""
+    cdef Color us = pos.side
+    cdef Bitboard empty = ~pos.by_type[0]
+    cdef Bitboard enemies = pos.by_color[us ^ 1] & target
+    cdef Bitboard pawns = pieces(pos, us, PAWN)
+    cdef Bitboard last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
+    cdef int up = 8 if us == WHITE else -8
+    cdef Bitboard b, line
+    cdef Square s, t
 
     # Pinned pawns move only along the pin line, and never out of a check.
     b = pawns & pinned if target == ~(<Bitboard>0) else 0
@@ -210,6 +222,75 @@ cdef int generate_legal(const Position* pos, Move* moves, int gen) noexcept nogi
         target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
     return generate_pawn_moves(pos, moves, n, gen, target, pinned, ksq)
 
+# --- counting without writing: perft's last ply -----------------------------------
+
+cdef inline int count_pawn_moves(const Position* pos, Bitboard target, Bitboard pinned,
+                                 Square ksq) noexcept nogil:
+    """How many moves generate_pawn_moves(GEN_ALL) writes: the unpinned pawns' sets
+    are counted (a promotion is four moves), the rare rest is generated."""
+    cdef Move scratch[MAX_MOVES]
+    cdef Color us = pos.side
+    cdef Bitboard empty = ~pos.by_type[0]
+    cdef Bitboard enemies = pos.by_color[us ^ 1] & target
+    cdef Bitboard free = pieces(pos, us, PAWN) & ~pinned
+    cdef Bitboard last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
+    cdef Bitboard third_rank = RANK_BB[2] if us == WHITE else RANK_BB[5]
+    cdef Bitboard single = shift_up(free, us) & empty
+    cdef Bitboard double = shift_up(single & third_rank, us) & empty & target
+    cdef Bitboard west = shift_west(shift_up(free, us)) & enemies
+    cdef Bitboard east = shift_east(shift_up(free, us)) & enemies
+    single &= target
+    return (fc_popcount(west & ~last_rank) + fc_popcount(east & ~last_rank)
+            + fc_popcount(single & ~last_rank) + fc_popcount(double)
+            + 4 * (fc_popcount(west & last_rank) + fc_popcount(east & last_rank)
+                   + fc_popcount(single & last_rank))
+            + generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq))
+
+cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard pinned,
+                                  Square ksq) noexcept nogil:
+    """How many moves generate_piece_moves writes, by popcount of each piece's targets."""
+    cdef Color us = pos.side
+    cdef Bitboard occ = pos.by_type[0], b, att
+    cdef Square s
+    cdef int n = 0
+    b = pieces(pos, us, KNIGHT) & ~pinned
+    while b:
+        n += fc_popcount(KNIGHT_ATTACKS[pop_lsb(&b)] & target)
+    b = (pos.by_type[BISHOP] | pos.by_type[QUEEN]) & pos.by_color[us]
+    while b:
+        s = pop_lsb(&b)
+        att = bishop_attacks(s, occ) & target
+        if sq_bb(s) & pinned:
+            att &= LINE_BB[ksq][s]
+        n += fc_popcount(att)
+    b = (pos.by_type[ROOK] | pos.by_type[QUEEN]) & pos.by_color[us]
+    while b:
+        s = pop_lsb(&b)
+        att = rook_attacks(s, occ) & target
+        if sq_bb(s) & pinned:
+            att &= LINE_BB[ksq][s]
+        n += fc_popcount(att)
+    return n
+
+cdef int count_legal(const Position* pos) noexcept nogil:
+    """len(generate_legal(pos, GEN_ALL)) without writing the moves: the same sets,
+    counted. Perft's last ply calls it (bulk counting)."""
+    cdef Move scratch[MAX_MOVES]
+    cdef Color us = pos.side
+    cdef Square ksq = king_square(pos, us)
+    cdef Bitboard checkers = pos.st.checkers
+    cdef Bitboard target = ~pos.by_color[us], pawn_target = ~(<Bitboard>0), pinned
+    cdef int n = generate_king_moves(pos, scratch, 0, target, ksq)
+    if more_than_one(checkers):
+        return n
+    if checkers:
+        pawn_target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
+        target &= pawn_target
+    else:
+        n = generate_castling(pos, scratch, n)
+    pinned = slider_blockers(pos, us) & pos.by_color[us]
+    return n + count_piece_moves(pos, target, pinned, ksq) + count_pawn_moves(pos, pawn_target, pinned, ksq)
+
 # --- validating a move from elsewhere (TT, killers) ---------------------------------
 
 cdef bint is_legal_move(const Position* pos, Move m) noexcept nogil:
@@ -322,9 +403,9 @@ cdef uint64_t perft(Position* pos, int depth) noexcept nogil:
     cdef uint64_t nodes = 0
     if depth <= 0:
         return 1
-    n = generate_legal(pos, moves, GEN_ALL)
     if depth == 1:
-        return n
+        return count_legal(pos)
+    n = generate_legal(pos, moves, GEN_ALL)
     for i in range(n):
         do_move(pos, moves[i])
         nodes += perft(pos, depth - 1)
