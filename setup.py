@@ -1,35 +1,91 @@
-"""Build the compiled core.
+"""Build the compiled core, in one variant per instruction set.
 
-``FIANCHETTO_DEBUG=1`` builds with bounds and wraparound checks on, C assertions
-enabled and ``-O0 -g``; ``FIANCHETTO_NATIVE=1`` adds ``-march=native``
-(``-mcpu=native`` on arm64, ``/arch:AVX2`` with MSVC on x64). The default build
-runs on any x86-64 or arm64 machine, and the wheels are built that way
-(docs/distribution.md). ``fianchetto doctor`` says which build is installed.
+The core's source (``src/core_cy/core.pxi``) is compiled once per variant that the
+target architecture has (``src/core_cy/variants.py``): on x86-64 a baseline that
+runs on every x86-64 CPU and an AVX2 (x86-64-v3) variant; on arm64 one. A small
+module, ``core_cy.cpu``, reads the CPU's features at import, and ``core_cy.core``
+loads the best variant it can run (docs/architecture.md, "CPU variants").
+
+``FIANCHETTO_DEBUG=1`` builds one variant, the baseline, with bounds and wraparound
+checks on, C assertions enabled and ``-O0 -g``; ``FIANCHETTO_NATIVE=1`` builds one
+variant, ``native``, with ``-march=native`` (``-mcpu=native`` on arm64,
+``/arch:AVX2`` with MSVC on x64), which runs only on CPUs like the builder's.
+``fianchetto doctor`` says which variants are installed and which one runs.
 """
+import importlib.util
 import os
 import platform
 import sys
+from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+ROOT = Path(__file__).resolve().parent
+CORE = ROOT / "src" / "core_cy"
 DEBUG = os.environ.get("FIANCHETTO_DEBUG") == "1"
 NATIVE = os.environ.get("FIANCHETTO_NATIVE") == "1"
-ARM64 = platform.machine().lower() in ("arm64", "aarch64")
+MSVC = sys.platform == "win32"
 
 
-def compile_args():
-    if sys.platform == "win32":
-        if DEBUG:
-            return ["/Od", "/Zi"]
-        return ["/O2", "/arch:AVX2"] if NATIVE and not ARM64 else ["/O2"]
+def load_variants():
+    """src/core_cy/variants.py, read by path: the package is not built yet."""
+    spec = importlib.util.spec_from_file_location("fianchetto_variants", CORE / "variants.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module      # NamedTuple needs its module registered
+    spec.loader.exec_module(module)
+    return module
+
+
+def target_arch(variants):
+    """x86-64, arm64 or the machine's own name. On macOS, ARCHFLAGS (set by
+    cibuildwheel when it builds for the other architecture) wins; a universal
+    build gets the portable variant alone, whose flags suit both."""
+    archflags = os.environ.get("ARCHFLAGS", "").split()
+    targets = {archflags[i + 1] for i in range(len(archflags) - 1) if archflags[i] == "-arch"}
+    if len(targets) > 1:
+        return "universal"
+    return variants.arch_of(targets.pop() if targets else platform.machine())
+
+
+def base_args():
+    if MSVC:
+        return ["/Od", "/Zi"] if DEBUG else ["/O2"]
     if DEBUG:
         return ["-O0", "-g", "-UNDEBUG"]
-    args = ["-O3", "-DNDEBUG", "-fno-strict-aliasing"]
+    return ["-O3", "-DNDEBUG", "-fno-strict-aliasing"]
+
+
+def variant_flags(variant, arch):
+    if variant.name == "native" and not MSVC and arch == "arm64":
+        return ["-mcpu=native"]        # arm64 compilers (Apple clang among them) take -mcpu
+    return list(variant.msvc_flags if MSVC else variant.gcc_flags)
+
+
+def chosen_variants(variants, arch):
     if NATIVE:
-        # arm64 compilers (Apple clang among them) take the CPU as -mcpu.
-        args.append("-mcpu=native" if ARM64 else "-march=native")
-    return args
+        return [variants.NATIVE]
+    rows = list(variants.for_arch(arch))
+    return rows[-1:] if DEBUG else rows      # the checked build: the baseline alone
+
+
+def core_extension(variant, arch):
+    macros = ([("FIANCHETTO_DEBUG", "1")] if DEBUG else []) + ([("FIANCHETTO_NATIVE", "1")] if NATIVE else [])
+    return Extension(
+        f"core_cy._core_{variant.name}",
+        [f"src/core_cy/_core_{variant.name}.pyx"],
+        include_dirs=["src/core_cy"],
+        extra_compile_args=base_args() + variant_flags(variant, arch),
+        define_macros=macros + [("FIANCHETTO_VARIANT", variant.name)],
+    )
+
+
+def remove_stale_core():
+    """An in-place build of the single-module core left core_cy/core.*.so beside
+    core.py; Python would import it in place of the dispatcher."""
+    for stale in list(CORE.glob("core.*.so")) + list(CORE.glob("core.*.pyd")) + list(CORE.glob("core.c")):
+        print(f"removing {stale.name}, left by an older build", file=sys.stderr)
+        stale.unlink()
 
 
 directives = {
@@ -41,24 +97,23 @@ directives = {
     "infer_types": True,
 }
 
-extensions = [
-    Extension(
-        "core_cy.core",
-        ["src/core_cy/core.pyx"],
-        include_dirs=["src/core_cy"],
-        extra_compile_args=compile_args(),
-        define_macros=([("FIANCHETTO_DEBUG", "1")] if DEBUG else [])
-        + ([("FIANCHETTO_NATIVE", "1")] if NATIVE else []),
-    )
-]
+remove_stale_core()
+VARIANTS = load_variants()
+ARCH = target_arch(VARIANTS)
+extensions = [Extension("core_cy.cpu", ["src/core_cy/cpu.pyx"], include_dirs=["src/core_cy"],
+                        extra_compile_args=base_args())]
+extensions += [core_extension(v, ARCH) for v in chosen_variants(VARIANTS, ARCH)]
 
 setup(
     ext_modules=cythonize(
         extensions,
         include_path=["src"],
         compiler_directives=directives,
+        nthreads=os.cpu_count() or 1,
         # The checked build generates its C into its own folder, so it never
-        # reuses (or leaves behind) the optimised build's core.c.
+        # reuses (or leaves behind) the optimised build's C files.
         build_dir="build/checked-c" if DEBUG else None,
-    )
+    ),
+    # The variants compile side by side (setuptools' build_ext --parallel).
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )

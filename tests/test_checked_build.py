@@ -32,7 +32,7 @@ CHECKED_FUZZ_EXAMPLES = 12
 @pytest.fixture(scope="module")
 def checked_tree(tmp_path_factory) -> Path:
     """A folder with the checked ``core_cy`` and the ``fianchetto`` package, for PYTHONPATH."""
-    if not (ROOT / "setup.py").exists() or not (ROOT / "src" / "core_cy" / "core.pyx").exists():
+    if not (ROOT / "setup.py").exists() or not (ROOT / "src" / "core_cy" / "core.pxi").exists():
         pytest.skip("the checked build needs the source tree (setup.py and src/core_cy)")
     tree = tmp_path_factory.mktemp("checked")
     build = subprocess.run(
@@ -41,7 +41,8 @@ def checked_tree(tmp_path_factory) -> Path:
         cwd=ROOT, env=dict(os.environ, FIANCHETTO_DEBUG="1"), capture_output=True, text=True, timeout=900,
     )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    shutil.copy(ROOT / "src" / "core_cy" / "__init__.py", tree / "core_cy" / "__init__.py")
+    for module in (ROOT / "src" / "core_cy").glob("*.py"):   # the package and its variant loader
+        shutil.copy(module, tree / "core_cy" / module.name)
     shutil.copytree(ROOT / "src" / "fianchetto", tree / "fianchetto")
     # The shipped network, where an installed package keeps it, so both builds
     # evaluate with it.

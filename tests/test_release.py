@@ -47,7 +47,7 @@ def test_the_installed_distribution_has_the_same_version():
 def test_version_option_and_uci_name_agree():
     done = run_cli(["--version"], timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"Fianchetto {__version__}"
+    assert done.stdout.strip() == f"Fianchetto {__version__} (core {core.CPU_VARIANT})"
     uci = run_cli([], input_text="uci\nquit\n", timeout=60)
     assert f"id name Fianchetto {__version__}" in uci.stdout.splitlines()
 
@@ -56,7 +56,7 @@ def test_python_dash_m_runs_the_same_command_line():
     done = subprocess.run([sys.executable, "-m", "fianchetto", "--version"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"Fianchetto {__version__}"
+    assert done.stdout.strip() == f"Fianchetto {__version__} (core {core.CPU_VARIANT})"
 
 
 def test_changelog_has_this_release():
@@ -70,7 +70,9 @@ def test_changelog_has_this_release():
 
 def test_build_info_describes_the_core():
     info = core.build_info()
-    assert set(info) == {"native", "checked", "optimized", "compiler", "arch", "features", "popcount"}
+    assert set(info) == {"native", "checked", "optimized", "compiler", "arch", "features", "popcount",
+                         "variant", "simd"}
+    assert info["variant"] == core.CPU_VARIANT
     assert info["checked"] is core.CHECKED_BUILD
     assert info["arch"] in ("x86-64", "arm64", "x86", "other")
     assert info["compiler"] and info["compiler"] != "unknown"
@@ -78,8 +80,10 @@ def test_build_info_describes_the_core():
         # The portable x86-64 build may not assume popcnt; a native one says what it uses.
         hardware = info["popcount"].startswith("hardware")
         assert hardware == ("popcnt" in info["features"] or "avx" in info["features"]), info
-        if not info["native"]:
-            assert info["popcount"].startswith("portable"), info
+        if info["variant"] == "baseline":
+            assert info["popcount"].startswith("portable") and info["simd"] == "SSE2", info
+        if info["variant"] == "avx2":
+            assert hardware and info["simd"] == "AVX2" and "bmi2" in info["features"], info
 
 
 def test_doctor_reports_version_build_book_network_and_syzygy(tmp_path):
@@ -91,7 +95,9 @@ def test_doctor_reports_version_build_book_network_and_syzygy(tmp_path):
     info = core.build_info()
     assert fields["core build"].startswith("native" if info["native"] else "portable")
     assert ("not checked" in fields["core build"]) != info["checked"]
-    assert fields["CPU features used"].endswith(f"popcount: {info['popcount']}")
+    assert fields["CPU features used"].endswith(f"popcount: {info['popcount']}; network kernels: {info['simd']}")
+    assert fields["core variant"].startswith(f"{core.CPU_VARIANT} (")
+    assert f"installed: {' '.join(core.CPU_VARIANTS)}" in fields["core variant"]
     assert fields["book"].split(" (")[0].endswith("fianchetto.bin") and "bytes" in fields["book"]
     assert fields["network"].startswith("none") or "fianchetto.nnue" in fields["network"]
     assert fields["Syzygy paths"] == str(tmp_path / "missing")

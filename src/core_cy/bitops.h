@@ -255,6 +255,15 @@ static const char* fc_build_features(void) {
 
 static const char* fc_build_popcount(void) { return FC_POPCOUNT_KIND; }
 
+/* setup.py names the variant being compiled (variants.py): -DFIANCHETTO_VARIANT=avx2. */
+static const char* fc_build_variant(void) {
+#ifdef FIANCHETTO_VARIANT
+    return FC_STR(FIANCHETTO_VARIANT);
+#else
+    return "unnamed";
+#endif
+}
+
 /* setup.py defines FIANCHETTO_NATIVE when FIANCHETTO_NATIVE=1 asked for -march=native. */
 #ifdef FIANCHETTO_NATIVE
 #define FC_NATIVE 1

@@ -5,6 +5,7 @@ cdef extern from "bitops.h":
     const char* fc_build_arch() noexcept nogil
     const char* fc_build_features() noexcept nogil
     const char* fc_build_popcount() noexcept nogil
+    const char* fc_build_variant() noexcept nogil
     const bint FC_NATIVE
     const bint FC_OPTIMIZED
 
@@ -15,8 +16,10 @@ def build_info():
     Keys: ``native`` (built with ``FIANCHETTO_NATIVE=1``: runs only on CPUs like the
     builder's), ``checked`` (``FIANCHETTO_DEBUG=1``), ``optimized`` (the C optimiser was
     on), ``compiler``, ``arch``, ``features`` (instruction-set extensions the compiler
-    was allowed to use beyond the architecture's baseline) and ``popcount`` (the
-    hardware instruction or the portable routine).
+    was allowed to use beyond the architecture's baseline), ``popcount`` (the
+    hardware instruction or the portable routine), ``variant`` (the name this
+    variant was built as, variants.py) and ``simd`` (the network's kernels: AVX2,
+    SSE2 or generic C).
     """
     features = fc_build_features().decode("ascii").split()
     return {
@@ -27,4 +30,6 @@ def build_info():
         "arch": fc_build_arch().decode("ascii"),
         "features": features,
         "popcount": fc_build_popcount().decode("ascii"),
+        "variant": fc_build_variant().decode("ascii"),
+        "simd": fc_simd_kind().decode("ascii"),
     }

@@ -7,7 +7,8 @@
 # minus a few rows (do_move records which in StateInfo.dirty_*). Accumulators
 # are brought up to date lazily, when a node is evaluated. The output layer
 # squares the clipped accumulators (SCReLU) and takes a dot product, on C
-# integer arrays. The file format is described in docs/training.md.
+# integer arrays, with the vector kernels of simd.h. The file format is
+# described in docs/training.md.
 
 cdef enum:
     NNUE_ARCH_SCRELU = 1       # the only architecture: 768 -> H perspective, SCReLU, -> 1
@@ -36,45 +37,37 @@ cdef inline int feature_index(Color view, Piece pc, Square s) noexcept nogil:
     return (384 * (color_of(pc) != view) + 64 * (type_of(pc) - 1)
             + (s ^ 56 if view == BLACK else s))
 
-cdef inline void add_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        acc[i] += row[i]
-
-cdef inline void sub_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        acc[i] -= row[i]
+cdef extern from "simd.h":
+    # The vector kernels (simd.h): AVX2, SSE2 or plain C, as the build allows.
+    void fc_acc_add(int16_t* acc, const int16_t* row, int n) noexcept nogil
+    void fc_acc_sub(int16_t* acc, const int16_t* row, int n) noexcept nogil
+    void fc_acc_copy_add_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
+                             const int16_t* s0, int n) noexcept nogil
+    void fc_acc_copy_add_sub_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
+                                 const int16_t* s0, const int16_t* s1, int n) noexcept nogil
+    void fc_acc_refresh(int16_t* acc, const int16_t* bias, const int16_t* const* rows,
+                        int count, int n) noexcept nogil
+    int32_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) noexcept nogil
+    const char* fc_simd_kind() noexcept nogil
 
 cdef inline const int16_t* weight_row(Color view, Piece pc, Square s) noexcept nogil:
     return NET.ft_weights + feature_index(view, pc, s) * NET.hidden
 
 cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept nogil:
     """Bias plus the rows of every piece on the board, for both views."""
-    cdef int h = NET.hidden
+    cdef const int16_t* rows[32]
+    cdef int count
     cdef Color view
     cdef Bitboard b
     cdef Square s
     for view in range(2):
-        memcpy(acc.v[view], NET.ft_bias, h * sizeof(int16_t))
+        count = 0
         b = pos.by_type[0]
         while b:
             s = pop_lsb(&b)
-            add_row(acc.v[view], weight_row(view, pos.board[s], s), h)
-
-cdef inline void copy_add_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
-                              const int16_t* s0, int n) noexcept nogil:
-    """acc = parent + a0 - s0: a quiet move, in one pass over the rows."""
-    cdef int i
-    for i in range(n):
-        acc[i] = parent[i] + a0[i] - s0[i]
-
-cdef inline void copy_add_sub_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
-                                  const int16_t* s0, const int16_t* s1, int n) noexcept nogil:
-    """acc = parent + a0 - s0 - s1: a capture, in one pass over the rows."""
-    cdef int i
-    for i in range(n):
-        acc[i] = parent[i] + a0[i] - s0[i] - s1[i]
+            rows[count] = weight_row(view, pos.board[s], s)
+            count += 1
+        fc_acc_refresh(acc.v[view], NET.ft_bias, rows, count, NET.hidden)
 
 cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
                              const StateInfo* st) noexcept nogil:
@@ -97,15 +90,16 @@ cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
                 add_rows[adds] = weight_row(view, st.dirty_piece[i], st.dirty_to[i])
                 adds += 1
         if adds == 1 and subs == 1:
-            copy_add_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0], h)
+            fc_acc_copy_add_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0], h)
         elif adds == 1 and subs == 2:
-            copy_add_sub_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0], sub_rows[1], h)
+            fc_acc_copy_add_sub_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0],
+                                    sub_rows[1], h)
         else:
             memcpy(acc.v[view], parent.v[view], h * sizeof(int16_t))
             for i in range(subs):
-                sub_row(acc.v[view], sub_rows[i], h)
+                fc_acc_sub(acc.v[view], sub_rows[i], h)
             for i in range(adds):
-                add_row(acc.v[view], add_rows[i], h)
+                fc_acc_add(acc.v[view], add_rows[i], h)
 
 cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     """The up-to-date accumulator of the current state: replay the moves since the
@@ -137,25 +131,11 @@ cdef void verify_accumulator(const Position* pos, const Accumulator* acc) noexce
     if not accumulators_equal(acc, &fresh):
         fc_fail("incremental accumulator differs from a refresh")
 
-cdef inline int32_t screlu_dot(const int16_t* acc, const int16_t* weights, int n, int16_t qa) noexcept nogil:
-    """Sum of clamp(acc, 0, qa)^2 * weight. With qa <= 255 and |weight| <= 127 the
-    product v * weight fits 16 bits, so the loop vectorises as a 16-bit multiply
-    and a multiply-add of pairs into 32 bits (pmullw + pmaddwd on x86-64)."""
-    cdef int32_t total = 0
-    cdef int16_t v, vw
-    cdef int i
-    for i in range(n):
-        v = acc[i]
-        v = 0 if v < 0 else (qa if v > qa else v)
-        vw = <int16_t>(v * weights[i])
-        total += <int32_t>vw * <int32_t>v
-    return total
-
 cdef inline int network_output(const Accumulator* acc, Color side) noexcept nogil:
     """Centipawns for the side to move from the two views of an accumulator."""
     cdef int h = NET.hidden
-    cdef int64_t total = (<int64_t>screlu_dot(acc.v[side], NET.out_weights, h, NET.qa)
-                          + screlu_dot(acc.v[side ^ 1], NET.out_weights + h, h, NET.qa))
+    cdef int64_t total = (<int64_t>fc_screlu_dot(acc.v[side], NET.out_weights, h, NET.qa)
+                          + fc_screlu_dot(acc.v[side ^ 1], NET.out_weights + h, h, NET.qa))
     cdef int64_t out = total // NET.qa + NET.out_bias
     cdef int64_t cp = out * NET.scale // (NET.qa * NET.qb)
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))

@@ -23,9 +23,16 @@ def engine_command() -> List[str]:
     return [exe] if exe else [sys.executable, "-m", "fianchetto"]
 
 
+def version_line() -> str:
+    """``Fianchetto 0.1.0 (core avx2)``: the version and the core variant that runs."""
+    import core_cy.core as core
+
+    return f"Fianchetto {__version__} (core {core.CPU_VARIANT})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fianchetto", description="Fianchetto UCI chess engine")
-    parser.add_argument("--version", action="version", version=f"Fianchetto {__version__}")
+    parser.add_argument("--version", action="version", version=version_line())
     commands = parser.add_subparsers(dest="command")
     perft = commands.add_parser("perft", help="count leaf nodes of the legal move tree")
     perft.add_argument("--depth", type=int, required=True, help="plies to count")

@@ -2,9 +2,10 @@
 
 The first thing to ask for in a bug report. It prints, one ``name: value`` per
 line: the version, Python and the platform, where the package and the compiled
-core were loaded from, how the core was compiled (portable or native, optimised
-or checked, compiler, the CPU features it may use, which popcount), the CPU it
-runs on, the default opening book and evaluation network it finds, and the
+core were loaded from, which variant of the core runs (``avx2`` or
+``baseline``, chosen for the CPU at import) and which are installed, how it was
+compiled (portable or native, optimised or checked, compiler, the CPU features
+it may use, which popcount, which network kernels), the CPU and its features, the default opening book and evaluation network it finds, and the
 Syzygy folders given with ``--syzygy`` (the engine itself starts with none: the
 GUI sets ``SyzygyPath``).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import platform
 import sys
 from pathlib import Path
@@ -53,22 +55,6 @@ def _cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
-def _cpu_flags() -> Optional[List[str]]:
-    """The running CPU's features that a native build would use (Linux only), else None."""
-    interesting = ("popcnt", "bmi1", "bmi2", "avx2", "avx512f", "asimd")
-    try:
-        text = Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("flags", "Features"):
-            have = set(value.split())
-            # /proc/cpuinfo calls bmi1 "bmi1"; on arm64 NEON is "asimd".
-            return [flag for flag in interesting if flag in have]
-    return None
-
-
 def _version_of(distribution: str) -> str:
     try:
         from importlib.metadata import PackageNotFoundError, version
@@ -78,6 +64,13 @@ def _version_of(distribution: str) -> str:
         return version(distribution)
     except PackageNotFoundError:
         return "not installed"
+
+
+def describe_variant(core) -> str:
+    """``avx2 (x86-64-v3: ...); built: avx2 baseline``: the core variant running,
+    what it is, and every variant the installation holds."""
+    return f"{core.CPU_VARIANT} ({core.CPU_VARIANT_SUMMARY}); installed: {' '.join(core.CPU_VARIANTS)}; " \
+           f"FIANCHETTO_CPU={os.environ.get('FIANCHETTO_CPU', '') or '(automatic)'}"
 
 
 def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
@@ -93,6 +86,9 @@ def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
     yield "platform", platform.platform() + (f" ({libc})" if libc else "")
     yield "package", str(Path(__file__).resolve().parent)
     yield "core", str(Path(core.__file__).resolve())
+    yield "core variant", describe_variant(core)
+    if core.CPU_WARNING:
+        yield "core variant problem", core.CPU_WARNING
 
     info = core.build_info()
     kind = "native (FIANCHETTO_NATIVE=1: runs only on CPUs like the one that built it)" if info["native"] \
@@ -104,10 +100,8 @@ def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
     yield "architecture", info["arch"]
     features = " ".join(info["features"])
     yield "CPU features used", (features if features else f"baseline {info['arch']} only") \
-        + f"; popcount: {info['popcount']}"
-    cpu = _cpu_name()
-    flags = _cpu_flags()
-    yield "CPU", cpu + (f" (has: {' '.join(flags) or 'none of popcnt bmi2 avx2'})" if flags is not None else "")
+        + f"; popcount: {info['popcount']}; network kernels: {info['simd']}"
+    yield "CPU", f"{_cpu_name()} (has: {' '.join(core.CPU_FEATURES) or 'no extensions'})"
 
     book = default_book_path()
     yield "book", _file_line(book) if book.is_file() else f"none (expected at {book})"

@@ -173,6 +173,7 @@ class Engine:
         self.tablebases = Tablebases()
         self.evaluation = EvaluationChoice()
         self._startup_problems = self._load_default_network()
+        self._announced = False     # the core variant is named before the first search
 
     def _load_default_network(self) -> List[str]:
         """The shipped network, switched on as ``Use NNUE`` says; problems are told at isready."""
@@ -319,6 +320,7 @@ class Engine:
         """Start a search on the worker thread (stopping a running one first)."""
         received_at = time.monotonic() if received_at is None else received_at
         self.finish_search()
+        self._announce_core()
         board = self.board.copy()
         if params.searchmoves and not params.has_bound() \
                 and not any(board.is_legal(move) for move in params.searchmoves):
@@ -344,6 +346,19 @@ class Engine:
         job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
         self._job = job
         job.thread.start()
+
+    def _announce_core(self) -> None:
+        """Before the first search, as Stockfish names its network: which variant of
+        the compiled core runs and what evaluates (once per process)."""
+        if self._announced:
+            return
+        self._announced = True
+        import core_cy.core as core
+
+        self.listener.message(f"core {core.CPU_VARIANT} ({core.CPU_VARIANT_SUMMARY}); "
+                              f"evaluation: {self.evaluation.describe()}")
+        if core.CPU_WARNING:
+            self.listener.message(core.CPU_WARNING)
 
     def stop(self) -> None:
         """``stop``: end the running search now; nothing if none is running."""

@@ -1,0 +1,221 @@
+"""The core's CPU variants: the same engine whichever variant runs, and a safe choice.
+
+Every variant of the compiled core that this machine can run is imported side by
+side in one process (each is a module of its own, with its own tables and
+network) and compared with the baseline: the network's evaluation of 1,000
+positions, the incremental accumulators along whole games, perft, and the bench
+signature of the engine started with ``FIANCHETTO_CPU`` set. Then the choice
+itself: an unsupported or unknown variant is refused with a message and the
+baseline runs.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core_cy import core, cpu, dispatch, variants
+from fianchetto.network import default_network_path
+from support.networks import random_network_bytes
+from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
+
+#: Positions whose evaluation every variant must reproduce exactly.
+EVAL_POSITIONS = 1000
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
+def runnable_variants():
+    have = set(dispatch.cpu_features())
+    return [v.name for v in dispatch.built_variants() if set(v.requires) <= have]
+
+
+def variant_module(name):
+    return importlib.import_module(f"core_cy._core_{name}")
+
+
+def random_positions(module, count, seed=7):
+    """FENs along seeded random games (captures, promotions, castling, en passant)."""
+    rng = random.Random(seed)
+    fens = []
+    while len(fens) < count:
+        board = module.Board()
+        for _ in range(rng.randrange(10, 120)):
+            moves = board.legal_moves()
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            fens.append(board.fen())
+    return fens[:count]
+
+
+def evaluations(module, network: bytes, fens):
+    module.load_network(network)
+    module.set_network_active(True)
+    try:
+        return [module.evaluate_network(module.Board(fen)) for fen in fens]
+    finally:
+        module.unload_network()
+
+
+@pytest.fixture(scope="module")
+def others():
+    names = [name for name in runnable_variants() if name != "baseline"]
+    if not names or "baseline" not in [v.name for v in dispatch.built_variants()]:
+        pytest.skip("this machine runs only one variant of the core")
+    return names
+
+
+@pytest.fixture(scope="module")
+def fens():
+    return random_positions(variant_module("baseline"), EVAL_POSITIONS)
+
+
+def test_the_loaded_core_is_the_best_variant_this_cpu_runs():
+    if os.environ.get(dispatch.ENV_CHOICE):
+        pytest.skip("FIANCHETTO_CPU chooses the variant in this run")
+    assert core.CPU_VARIANT == runnable_variants()[0]
+    assert core.build_info()["variant"] == core.CPU_VARIANT
+    assert core.CPU_WARNING is None
+
+
+def test_x86_64_installs_hold_an_avx2_and_a_baseline_variant():
+    if core.build_info()["arch"] != "x86-64" or core.build_info()["native"]:
+        pytest.skip("an x86-64 build without FIANCHETTO_NATIVE")
+    assert core.CPU_VARIANTS == ("avx2", "baseline")
+    assert variant_module("baseline").build_info()["simd"] == "SSE2"
+    assert variant_module("baseline").build_info()["popcount"].startswith("portable")
+
+
+@pytest.mark.parametrize("network", ["shipped", "random"])
+def test_every_variant_evaluates_like_the_baseline(others, fens, network):
+    data = default_network_path().read_bytes() if network == "shipped" else random_network_bytes(hidden=256)
+    expected = evaluations(variant_module("baseline"), data, fens)
+    assert len(set(expected)) > 100, "the positions should be varied"
+    for name in others:
+        assert evaluations(variant_module(name), data, fens) == expected, name
+
+
+def test_every_variant_keeps_its_accumulators_equal_to_a_refresh(others):
+    data = random_network_bytes(hidden=256, seed=3)
+    for name in others:
+        module = variant_module(name)
+        module.load_network(data)
+        try:
+            rng = random.Random(11)
+            for _ in range(20):
+                board = module.Board()
+                for _ in range(rng.randrange(20, 100)):
+                    moves = board.legal_moves()
+                    if not moves:
+                        break
+                    board.push(rng.choice(moves))
+                assert module.accumulator_mismatch(board) == -1, (name, board.fen())
+        finally:
+            module.unload_network()
+
+
+def test_every_variant_counts_perft_like_the_baseline(others):
+    base = variant_module("baseline")
+    expected = [base.Board().perft(4), base.Board(KIWIPETE).perft(3)]
+    for name in others:
+        module = variant_module(name)
+        assert [module.Board().perft(4), module.Board(KIWIPETE).perft(3)] == expected, name
+
+
+def bench_nodes(env) -> int:
+    done = subprocess.run([sys.executable, "-m", "fianchetto", "bench", str(SIGNATURE_DEPTH)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout.split("Nodes searched:")[1].split()[0])
+
+
+def test_every_variant_gives_the_bench_signature(others):
+    for name in ["baseline"] + others:
+        assert bench_nodes(dict(os.environ, FIANCHETTO_CPU=name)) == SIGNATURE_NODES, name
+
+
+def forced(choice: str, hidden: str = "") -> subprocess.CompletedProcess:
+    env = dict(os.environ, FIANCHETTO_CPU=choice, FIANCHETTO_DISABLE_CPU_FEATURES=hidden)
+    code = "import core_cy.core as c; print(c.CPU_VARIANT); print(c.Board().perft(3))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_a_variant_the_cpu_cannot_run_is_refused_and_the_baseline_runs():
+    # Hiding avx2 makes any x86-64 CPU one that cannot run the avx2 variant.
+    done = forced("avx2", hidden="avx2,bmi2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["baseline", "8902"]
+    assert "FIANCHETTO_CPU=avx2" in done.stderr and "cannot run it" in done.stderr
+    assert "lacks bmi2 avx2" in done.stderr          # what is missing
+    assert "has: " in done.stderr and "avx2" not in done.stderr.split("has: ")[1]
+
+
+def test_an_unknown_variant_is_refused_and_the_baseline_runs():
+    done = forced("avx9000")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == dispatch.built_variants()[-1].name
+    assert "no such variant" in done.stderr and "avx9000" in done.stderr
+
+
+def test_the_engine_names_its_variant_before_the_first_search():
+    env = dict(os.environ, FIANCHETTO_CPU="avx2", FIANCHETTO_DISABLE_CPU_FEATURES="avx2")
+    done = subprocess.run([sys.executable, "-m", "fianchetto"], input="uci\nisready\ngo depth 1\nquit\n",
+                          capture_output=True, text=True, env=env, timeout=120)
+    lines = done.stdout.splitlines()
+    first_info = next(i for i, line in enumerate(lines) if line.startswith("info "))
+    assert lines[first_info].startswith("info string core baseline (")
+    assert "evaluation: network" in lines[first_info]
+    assert "cannot run it" in lines[first_info + 1]
+    assert sum(line.startswith("bestmove ") for line in lines) == 1
+
+
+# --- the choice, without a CPU: dispatch.choose on made-up feature sets ---------------
+
+X86 = variants.for_arch("x86-64")
+
+
+@pytest.mark.parametrize("have, forced_name, expected, refused", [
+    (("sse2",), None, "baseline", False),
+    (("sse2", "avx2"), None, "baseline", False),        # avx2 alone is not x86-64-v3
+    (X86[0].requires, None, "avx2", False),
+    (X86[0].requires, "baseline", "baseline", False),
+    (X86[0].requires, "avx2", "avx2", False),
+    (("sse2", "popcnt"), "avx2", "baseline", True),
+    (X86[0].requires, "native", "baseline", True),       # not in this list of built variants
+])
+def test_choose(have, forced_name, expected, refused):
+    chosen, warning = dispatch.choose(forced_name, tuple(have), list(X86))
+    assert chosen.name == expected
+    assert (warning is not None) == refused
+
+
+def test_choose_refuses_when_nothing_can_run():
+    with pytest.raises(ImportError):
+        dispatch.choose(None, (), list(X86))
+
+
+def test_the_avx2_variant_asks_for_what_its_flags_allow():
+    """Every -m flag of the avx2 build is a feature the loader checks first."""
+    avx2 = X86[0]
+    flag_feature = {"-mavx2": "avx2", "-mavx": "avx", "-mfma": "fma", "-mf16c": "f16c", "-mbmi": "bmi1",
+                    "-mbmi2": "bmi2", "-mpopcnt": "popcnt", "-mlzcnt": "lzcnt", "-mmovbe": "movbe"}
+    assert {flag_feature[f] for f in avx2.gcc_flags} <= set(avx2.requires)
+
+
+@pytest.mark.skipif(not Path("/proc/cpuinfo").exists(), reason="Linux only")
+def test_cpuid_agrees_with_the_kernel():
+    flags = set()
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    if not flags:
+        pytest.skip("no x86 flags in /proc/cpuinfo")
+    have = set(cpu.features())
+    for name in ("sse2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "fma", "f16c", "movbe", "avx512f"):
+        assert (name in have) == (name in flags), name
