@@ -180,20 +180,18 @@ cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move t
 
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
     """Selection step: swap the best remaining move (the first of the highest score)
-    to the front and return it. The maximum is found first, in a loop the compiler
-    vectorises, and then its first position."""
+    to the front and return it."""
     cdef int best = mp.index, i, tmp_score, top = mp.scores[mp.index]
     cdef Move tmp
     for i in range(mp.index + 1, mp.count):
-        top = max(top, mp.scores[i])
-    while mp.scores[best] != top:
-        best += 1
+        if mp.scores[i] > top:
+            top = mp.scores[i]
+            best = i
     tmp = mp.moves[best]
     mp.moves[best] = mp.moves[mp.index]
     mp.moves[mp.index] = tmp
-    tmp_score = mp.scores[best]
     mp.scores[best] = mp.scores[mp.index]
-    mp.scores[mp.index] = tmp_score
+    mp.scores[mp.index] = top
     mp.index += 1
     return tmp
 
