@@ -270,6 +270,25 @@ cdef inline bint is_special_quiet(const MovePicker* mp, Move m) noexcept nogil:
 cdef inline bint usable_quiet(const MovePicker* mp, const Position* pos, Move m) noexcept nogil:
     return m != MOVE_NONE and m != mp.tt_move and is_quiet(pos, m) and is_legal_move(pos, m)
 
+cdef int picker_skip_quiets(MovePicker* mp, const Position* pos) noexcept nogil:
+    """Drop the quiets the picker has still to return, when none of them checks (the
+    search prunes every quiet that does not check from here on); return how many it
+    would have returned. 0, and nothing dropped, when one of them checks or the
+    picker is not in its quiet stage."""
+    cdef int i, dropped = 0
+    cdef Move m
+    if mp.stage != STAGE_QUIETS:
+        return 0
+    for i in range(mp.index, mp.count):
+        m = mp.moves[i]
+        if m == mp.tt_move or is_special_quiet(mp, m):
+            continue
+        if picker_gives_check(mp, pos, m):
+            return 0
+        dropped += 1
+    mp.index = mp.count
+    return dropped
+
 cdef Move next_move(MovePicker* mp, const Position* pos) noexcept nogil:
     """The next move to search, or MOVE_NONE when the stages are exhausted."""
     cdef Move m

@@ -493,18 +493,25 @@ cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
 
 # --- main search: the steps for each move ------------------------------------------
 
+cdef inline bint prunes_later_quiets(const Node* n, int move_count) noexcept nogil:
+    """Late move pruning and futility pruning of quiet moves that do not check. Both
+    stay true for every later move of the node (move_count only grows, alpha only
+    rises), which lets the picker skip the rest of the quiets at once."""
+    cdef int depth = n.depth
+    # Late move pruning: after this many quiets, the rest rarely matter.
+    if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, n.improving):
+        return True
+    # Futility pruning: the eval plus a margin cannot reach alpha.
+    return not n.in_check and depth <= FUTILITY_MAX_DEPTH \
+        and n.eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= n.alpha
+
 cdef inline bint prune_move(SearchThread* t, const Node* n, MovePicker* mp, Move m, bint quiet,
                             int move_count) noexcept nogil:
     """Step 10: shallow-depth pruning of a move not worth searching."""
     cdef Position* pos = &t.pos
     cdef int depth = n.depth
     if quiet and not picker_gives_check(mp, pos, m):
-        # Late move pruning: after this many quiets, the rest rarely matter.
-        if depth <= LMP_MAX_DEPTH and move_count >= lmp_threshold(depth, n.improving):
-            return True
-        # Futility pruning: the eval plus a margin cannot reach alpha.
-        if not n.in_check and depth <= FUTILITY_MAX_DEPTH \
-                and n.eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= n.alpha:
+        if prunes_later_quiets(n, move_count):
             return True
         # A quiet move that loses material by SEE.
         return depth <= SEE_QUIET_MAX_DEPTH and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth)
@@ -588,6 +595,10 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
         # (and not in pawn endings, where the quiet moves are the whole game).
         if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side) \
                 and prune_move(t, n, &mp, m, quiet, move_count):
+            # Every later quiet that does not check would be pruned the same way:
+            # count them as tried and go on to the bad captures (no selection scan).
+            if quiet and prunes_later_quiets(n, move_count):
+                move_count += picker_skip_quiets(&mp, pos)
             continue
 
         # Steps 11 to 13. Extension, reductions, principal variation search.
