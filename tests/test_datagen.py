@@ -86,7 +86,7 @@ def test_decided_games_end_by_rule_or_adjudication():
 def test_datagen_command_line(tmp_path):
     out = tmp_path / "cli.bin"
     proc = subprocess.run(
-        [sys.executable, "-m", "fianchetto", "datagen", "--out", str(out), "--positions", "150",
+        [sys.executable, "-m", "fianchetto", "datagen", "--format", "fiandata", "--out", str(out), "--positions", "150",
          "--nodes", "300", "--seed", "4", "--eval-file", "none"],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -155,6 +155,9 @@ cdef class SelfPlayWorker:
     cdef SharedState shared
     cdef PackedRecord* records
     cdef int record_capacity
+    cdef PlyRecord* plies          # every ply of the last game (random opening included)
+    cdef int ply_capacity
+    cdef int ply_count
 
     def __cinit__(self, hash_mb=16, max_plies=400):
         self.t = <SearchThread*>calloc(1, sizeof(SearchThread))
@@ -169,6 +172,7 @@ cdef class SelfPlayWorker:
             free(self.t.own_accs)
             free(self.t)
         free(self.records)
+        free(self.plies)
         free(self.tt.buckets)
 
     cdef void _reset(self, Board start) except *:
@@ -211,13 +215,70 @@ cdef class SelfPlayWorker:
         cfg.win_score, cfg.win_plies = win_score, max(1, win_plies)
         cfg.draw_score, cfg.draw_plies, cfg.draw_min_ply = draw_score, max(1, draw_plies), draw_min_ply
         self._reset(start)
+        self._reserve_plies(self.record_capacity + cfg.random_plies)
         cfg.tb_pieces = self.t.tb_pieces if tablebases else 0
         with nogil:
-            result = play_selfplay_game(self.t, &cfg, seed, self.records, self.record_capacity, &count)
+            result = play_selfplay_game(self.t, &cfg, seed, self.records, self.record_capacity, &count,
+                                        self.plies, &self.ply_count)
         plies = self.t.pos.st_index - start.pos.st_index
         if result == GAME_DISCARDED:
             return b"", None, plies
         return (<char*>self.records)[:count * RECORD_BYTES], result, plies
+
+    cdef void _reserve_plies(self, int capacity) except *:
+        if capacity > self.ply_capacity:
+            free(self.plies)
+            self.plies = <PlyRecord*>malloc(sizeof(PlyRecord) * capacity)
+            self.ply_capacity = capacity if self.plies != NULL else 0
+            if self.plies == NULL:
+                raise MemoryError()
+        self.ply_count = 0
+
+    def last_game_plies(self):
+        """Every ply of the last game played, random opening included: PLY_BYTES bytes
+        each, the move (uint16, the core's encoding) and its search score (int16, side
+        to move's view; PLY_UNSCORED for the random plies). Empty before any game."""
+        return (<char*>self.plies)[:self.ply_count * sizeof(PlyRecord)] if self.ply_count else b""
+
+
+PLY_BYTES = sizeof(PlyRecord)
+PLY_NO_SCORE = PLY_UNSCORED
+
+
+def replay_game_records(Board start, bytes plies, int result, *, int skip_plies=0,
+                        int max_score=VALUE_TB_WIN_IN_MAX_PLY):
+    """The FIANDATA records (32 bytes each) of a stored game: replay its plies from
+    `start` and keep each scored position that is not in check, whose move (the best
+    move found) neither captures nor promotes, whose |score| is below `max_score`,
+    and that comes after the first `skip_plies` scored plies. `result` is white's
+    (0, 1, 2). ValueError when a ply is not a legal move of its position."""
+    cdef Board replay = start.copy()
+    cdef const PlyRecord* rec = <const PlyRecord*><const char*>plies
+    cdef int count = len(plies) // sizeof(PlyRecord), i, kept = 0, scored = 0
+    cdef PackedRecord* out
+    if len(plies) % sizeof(PlyRecord):
+        raise ValueError(f"{len(plies)} bytes of plies is not a whole number of {sizeof(PlyRecord)}-byte plies")
+    if not 0 <= result <= 2:
+        raise ValueError(f"result {result} is not 0, 1 or 2")
+    replay._reserve(count + 1)
+    out = <PackedRecord*>malloc(sizeof(PackedRecord) * max(1, count))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(count):
+            if not is_legal_move(&replay.pos, rec[i].move):
+                raise ValueError(f"ply {i + 1} of the game is not a legal move")
+            if rec[i].score != PLY_UNSCORED:
+                scored += 1
+                if scored > skip_plies and iabs(rec[i].score) < max_score \
+                        and keep_position(&replay.pos, rec[i].move, rec[i].score):
+                    pack_record(&replay.pos, rec[i].score, &out[kept])
+                    out[kept].result = result if out[kept].stm == WHITE else 2 - result
+                    kept += 1
+            do_move(&replay.pos, rec[i].move)
+        return (<char*>out)[:kept * RECORD_BYTES]
+    finally:
+        free(out)
 
 
 # --- tracing the hand-crafted evaluation, for Texel tuning ------------------------------

@@ -8,6 +8,10 @@
 # rule, a tablebase verdict or an adjudication. Records skip positions in check,
 # positions whose best move captures or promotes, and proven (mate or tablebase)
 # scores: what is left is what a static evaluation should learn.
+#
+# Every ply of the game is also kept whole, as its move and score (PlyRecord; the
+# random opening's plies carry PLY_UNSCORED): `fianchetto datagen` stores games in
+# this form and filters positions only when the data is read (replay_game_records).
 
 cdef enum:
     RECORD_BYTES = 32
@@ -23,6 +27,13 @@ ctypedef packed struct PackedRecord:
     uint16_t fullmove
     uint8_t rule50
     uint8_t reserved
+
+cdef enum:
+    PLY_UNSCORED = -32768      # a ply of the random opening: no search, no score
+
+ctypedef packed struct PlyRecord:
+    uint16_t move              # the move played (the core's 16-bit encoding)
+    int16_t score              # its search score, side to move's view, or PLY_UNSCORED
 
 ctypedef struct SelfPlayConfig:
     uint64_t nodes             # node budget of every search
@@ -84,15 +95,26 @@ cdef void search_fixed_nodes(SearchThread* t, uint64_t nodes) noexcept nogil:
         iterative_deepening(t)
 
 
-cdef int play_random_opening(Position* pos, int plies, uint64_t* rng) noexcept nogil:
+cdef inline void record_ply(PlyRecord* plies, int* ply_count, int capacity, Move m, int score) noexcept nogil:
+    if ply_count[0] < capacity:
+        plies[ply_count[0]].move = m
+        plies[ply_count[0]].score = <int16_t>max(-32000, min(32000, score)) if score != PLY_UNSCORED \
+            else <int16_t>PLY_UNSCORED
+        ply_count[0] += 1
+
+cdef int play_random_opening(Position* pos, int plies, uint64_t* rng, PlyRecord* played,
+                             int* played_count, int capacity) noexcept nogil:
     """Random legal moves; 0 when the game ended on the way (then it is discarded)."""
     cdef Move moves[MAX_MOVES]
+    cdef Move m
     cdef int i, n
     for i in range(plies):
         n = generate_legal(pos, moves, GEN_ALL)
         if n == 0:
             return 0
-        do_move(pos, moves[splitmix64(rng) % <uint64_t>n])
+        m = moves[splitmix64(rng) % <uint64_t>n]
+        record_ply(played, played_count, capacity, m, PLY_UNSCORED)
+        do_move(pos, m)
     return generate_legal(pos, moves, GEN_ALL) > 0 and not is_draw(pos, 0)
 
 cdef int result_by_rule(Position* pos, int tb_pieces) noexcept nogil:
@@ -134,16 +156,19 @@ cdef int adjudicate(const SelfPlayConfig* cfg, int white_score, int ply, int* wi
     return RESULT_NONE
 
 cdef int play_selfplay_game(SearchThread* t, const SelfPlayConfig* cfg, uint64_t seed,
-                            PackedRecord* out, int capacity, int* count) noexcept nogil:
-    """Play one game from t.pos; write its kept positions to `out` and return white's
-    result (0, 1, 2), or GAME_DISCARDED. The caller has reset t.pos, the TT and history."""
+                            PackedRecord* out, int capacity, int* count,
+                            PlyRecord* played, int* played_count) noexcept nogil:
+    """Play one game from t.pos; write its kept positions to `out`, every ply to
+    `played` (both `capacity` long), and return white's result (0, 1, 2), or
+    GAME_DISCARDED. The caller has reset t.pos, the TT and history."""
     cdef Position* pos = &t.pos
     cdef uint64_t rng = seed
     cdef int result = RESULT_NONE, ply = 0, score, white_score, i
     cdef int win_run = 0, loss_run = 0, draw_run = 0
     cdef Move best
     count[0] = 0
-    if not play_random_opening(pos, cfg.random_plies, &rng):
+    played_count[0] = 0
+    if not play_random_opening(pos, cfg.random_plies, &rng, played, played_count, capacity):
         return GAME_DISCARDED
     while result == RESULT_NONE:
         result = result_by_rule(pos, cfg.tb_pieces)
@@ -161,6 +186,7 @@ cdef int play_selfplay_game(SearchThread* t, const SelfPlayConfig* cfg, uint64_t
         if pos.st_index + 1 >= pos.st_capacity - MAX_PLY - 8:
             result = 1
             break
+        record_ply(played, played_count, capacity, best, score)
         do_move(pos, best)
         ply += 1
         result = adjudicate(cfg, white_score, ply, &win_run, &loss_run, &draw_run)

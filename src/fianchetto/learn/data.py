@@ -66,10 +66,16 @@ PathLike = Union[str, "os.PathLike[str]"]
 # ---------------------------------------------------------------------------
 
 def open_records(path: PathLike) -> np.ndarray:
-    """Map the records of one ``FIANDATA`` file (read-only, not loaded).
+    """Map the records of one ``FIANDATA`` file (read-only, not loaded), or the
+    filtered positions of a ``FIANGAME`` file of whole games (decoded into memory,
+    :mod:`fianchetto.learn.games`).
 
     Raises ``ValueError`` naming the file when its header or length is wrong.
     """
+    from fianchetto.learn import games
+
+    if games.is_game_file(os.fspath(path)):
+        return np.frombuffer(games.file_records(os.fspath(path)), dtype=RECORD_DTYPE)
     size = os.path.getsize(path)
     if size < HEADER_SIZE:
         raise ValueError(f"{path}: not a FIANDATA file ({size} bytes, shorter than the 16-byte header)")

@@ -1,21 +1,31 @@
-"""``fianchetto datagen``: self-play games in the compiled core, written as FIANDATA.
+"""``fianchetto datagen``: self-play games in the compiled core, kept whole.
 
 Each game is named by its number: game ``g`` of a run with seed ``S`` starts from
-``random_plies`` random moves drawn from a generator seeded by ``(S, g)`` and then
-plays node-limited searches inside the core (:class:`core_cy.core.SelfPlayWorker`).
-Worker threads take game numbers in turn, but games are written in their number
-order, so the output depends only on the seed, the node budget and the other
-settings, not on the number of threads. The format is in ``docs/training.md``.
+the standard position (or, for a share ``--dfrc`` of the games, a double Chess960
+position drawn by ``(S, g)``), plays ``random_plies`` random moves drawn from a
+generator seeded by ``(S, g)`` and then node-limited searches inside the core
+(:class:`core_cy.core.SelfPlayWorker`). Worker threads take game numbers in turn,
+but games are written in their number order, so the output depends only on the
+seed, the node budget and the other settings, not on the number of threads.
+
+The default output is a ``FIANGAME`` file of whole games
+(:mod:`fianchetto.learn.games`): an interrupted run keeps every finished game and
+``--resume`` goes on from the next game number, and ``manifest.json`` beside the
+file records its settings and counts (:mod:`fianchetto.learn.manifest`).
+``--format fiandata`` writes the older 32-byte position records instead. The
+formats are in ``docs/training.md``.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import random
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import BinaryIO, Dict, List, Optional, Sequence, Tuple
+from typing import BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, DATA_RECORD_BYTES, DATA_VERSION, Board, SelfPlayWorker
 
@@ -28,14 +38,48 @@ def game_seed(seed: int, game: int) -> int:
     return ((seed * GOLDEN) ^ ((game + 1) * 0xD1B54A32D192ED03)) & MASK64
 
 
+DFRC_SALT = 0x5EED_DF2C
+#: The default folder of self-play data (``FIANCHETTO_CACHE`` moves the cache).
+DATA_DIR = os.path.join(os.environ.get("FIANCHETTO_CACHE", os.path.join(os.path.expanduser("~"), ".cache",
+                                                                      "fianchetto")), "data")
+
+
 @dataclass
 class GameSettings:
     nodes: int = 5000
     random_plies: int = 8
     tablebases: bool = True
+    dfrc: float = 0.0            # share of games from a double Chess960 start
+    max_opening_score: int = 400  # discard a game whose first search scores beyond this
 
     def as_kwargs(self) -> Dict[str, object]:
-        return {"nodes": self.nodes, "random_plies": self.random_plies, "tablebases": self.tablebases}
+        return {"nodes": self.nodes, "random_plies": self.random_plies, "tablebases": self.tablebases,
+                "max_opening_score": self.max_opening_score}
+
+
+def dfrc_fen(white: int, black: int) -> str:
+    """The double Chess960 start with white's back rank of Chess960 position number
+    ``white`` and black's of number ``black`` (518 is the standard arrangement), as a
+    Shredder-FEN."""
+    import chess
+
+    board = chess.Board.from_chess960_pos(white)
+    other = chess.Board.from_chess960_pos(black)
+    for file in range(8):
+        board.set_piece_at(chess.square(file, 7), other.piece_at(chess.square(file, 7)))
+    board.castling_rights = board.rooks & (chess.BB_RANK_1 | chess.BB_RANK_8)
+    return board.fen(shredder=True)
+
+
+def start_position(seed: int, game: int, dfrc: float) -> Tuple[str, bool]:
+    """Game ``game``'s start (FEN, Chess960?): a double Chess960 position for a share
+    ``dfrc`` of the games, chosen by the game's seed, else the standard position."""
+    from core_cy.core import START_FEN
+
+    rng = random.Random(game_seed(seed, game) ^ DFRC_SALT)
+    if dfrc > 0 and rng.random() < dfrc:
+        return dfrc_fen(rng.randrange(960), rng.randrange(960)), True
+    return START_FEN, False
 
 
 @dataclass
@@ -44,6 +88,7 @@ class Progress:
 
     target: int
     started: float = field(default_factory=time.monotonic)
+    resumed: int = 0                 # positions already in the file when this run began
     positions: int = 0
     games: int = 0
     discarded: int = 0
@@ -51,7 +96,7 @@ class Progress:
 
     def line(self) -> str:
         elapsed = max(time.monotonic() - self.started, 1e-9)
-        rate = self.positions / elapsed
+        rate = (self.positions - self.resumed) / elapsed
         eta = (self.target - self.positions) / rate if rate > 0 else 0.0
         black, draws, white = self.results
         return (f"positions {self.positions}/{self.target}  {rate:.0f}/s  games {self.games} "
@@ -62,12 +107,12 @@ class Progress:
 class GameQueue:
     """Hands out game numbers to workers and writes finished games in number order."""
 
-    def __init__(self, out: BinaryIO, progress: Progress) -> None:
+    def __init__(self, out: BinaryIO, progress: Progress, first_game: int = 0) -> None:
         self.out = out
         self.progress = progress
         self.lock = threading.Lock()
-        self.next_game = 0
-        self.next_to_write = 0
+        self.next_game = first_game
+        self.next_to_write = first_game
         self.finished: Dict[int, Tuple[bytes, Optional[int]]] = {}
 
     def take(self) -> Optional[int]:
@@ -101,6 +146,24 @@ class GameQueue:
         progress.results[result] += 1
 
 
+class WholeGameQueue(GameQueue):
+    """The queue for FIANGAME files: a finished game is written whole (a discarded one
+    as a marker), flushed at once, and counted by its scored plies."""
+
+    def _write(self, payload: bytes, result: Optional[int]) -> None:
+        from fianchetto.learn import games
+
+        progress = self.progress
+        self.out.write(payload)
+        self.out.flush()
+        if result is None:
+            progress.discarded += 1
+            return
+        progress.positions += games.scored_in(payload)
+        progress.games += 1
+        progress.results[result] += 1
+
+
 def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
     worker = SelfPlayWorker(hash_mb=hash_mb)
     start = Board()
@@ -112,6 +175,39 @@ def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int
         queue.finish(game, records, result)
 
 
+def run_whole_game_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
+    from fianchetto.learn import games
+
+    worker = SelfPlayWorker(hash_mb=hash_mb)
+    while True:
+        game = queue.take()
+        if game is None:
+            return
+        fen, chess960 = start_position(seed, game, settings.dfrc)
+        _records, result, _plies = worker.play(Board(fen, chess960=chess960), game_seed(seed, game),
+                                               **settings.as_kwargs())
+        stored = games.Game(fen, chess960, result, worker.last_game_plies() if result is not None else b"")
+        queue.finish(game, games.encode_game(stored), result)
+
+
+def run_workers(target: Callable, queue: GameQueue, seed: int, settings: GameSettings, threads: int,
+                hash_mb: int, report, report_every: float, every: Optional[Callable[[], None]] = None) -> None:
+    """Run `threads` workers until the queue is done, reporting progress (and calling
+    `every`) about every `report_every` seconds."""
+    workers = [threading.Thread(target=target, args=(queue, seed, settings, hash_mb), daemon=True)
+               for _ in range(max(1, threads))]
+    for w in workers:
+        w.start()
+    while any(w.is_alive() for w in workers):
+        workers[0].join(timeout=report_every)
+        if report is not None:
+            report(queue.progress.line())
+        if every is not None:
+            every()
+    for w in workers:
+        w.join()
+
+
 def generate(path: str, positions: int, settings: GameSettings, threads: int = 1, seed: int = 1,
              hash_mb: int = 16, report=None, report_every: float = 1.0) -> Progress:
     """Write ``positions`` records to ``path`` (a FIANDATA file); returns the counts."""
@@ -119,16 +215,82 @@ def generate(path: str, positions: int, settings: GameSettings, threads: int = 1
     with open(path, "wb") as out:
         out.write(DATA_HEADER.pack(DATA_MAGIC, DATA_VERSION, DATA_RECORD_BYTES))
         queue = GameQueue(out, progress)
-        workers = [threading.Thread(target=run_worker, args=(queue, seed, settings, hash_mb), daemon=True)
-                   for _ in range(max(1, threads))]
-        for w in workers:
-            w.start()
-        while any(w.is_alive() for w in workers):
-            workers[0].join(timeout=report_every)
-            if report is not None:
-                report(progress.line())
-        for w in workers:
-            w.join()
+        run_workers(run_worker, queue, seed, settings, threads, hash_mb, report, report_every)
+    if report is not None:
+        report(progress.line())
+    return progress
+
+
+def network_id(eval_file: Optional[str]) -> str:
+    """What names the evaluation a run plays with: the network file's SHA-256 (first
+    16 hex digits), or ``hce`` for the hand-crafted evaluation."""
+    from fianchetto import network
+
+    if eval_file is not None and eval_file.lower() == "none":
+        return "hce"
+    path = eval_file or network.default_network_path()
+    if path is None:
+        return "hce"
+    with open(path, "rb") as handle:
+        return "sha256:" + hashlib.sha256(handle.read()).hexdigest()[:16]
+
+
+def manifest_fields(settings: GameSettings, seed: int, network: str) -> Dict[str, object]:
+    from fianchetto.learn import manifest
+
+    return {"format": manifest.FORMAT, "seed": seed, "nodes": settings.nodes,
+            "random_plies": settings.random_plies, "dfrc": settings.dfrc, "network": network,
+            "max_opening_score": settings.max_opening_score, "tablebases": settings.tablebases}
+
+
+def generate_games(path: str, positions: int, settings: GameSettings, threads: int = 1, seed: int = 1,
+                   hash_mb: int = 16, report=None, report_every: float = 1.0, resume: bool = False,
+                   network: str = "unknown", manifest_every: float = 30.0) -> Progress:
+    """Play games into the FIANGAME file ``path`` until it holds ``positions`` scored
+    positions. With ``resume`` an existing file goes on from its next game number
+    (a partial game at its end, left by an interruption, is cut off first); without,
+    an existing file is refused. The manifest beside the file is kept up to date."""
+    from fianchetto.learn import games, manifest
+
+    fields = manifest_fields(settings, seed, network)
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        if not resume:
+            raise FileExistsError(f"{path} exists; --resume goes on with it")
+        old = manifest.entry(path)
+        problem = manifest.mismatch(old, fields) if old is not None else None
+        if problem:
+            raise ValueError(f"{path} was made with other settings ({problem}); start a new file")
+    out, existing = games.open_for_append(path)
+    progress = Progress(target=positions)
+    for game in existing:
+        if game.result is None:
+            progress.discarded += 1
+        else:
+            progress.games += 1
+            progress.positions += game.scored_plies()
+            progress.results[game.result] += 1
+    progress.resumed = progress.positions
+    started = time.monotonic()
+    last = [started]
+
+    def save_manifest(complete: bool = False) -> None:
+        manifest.record(path, dict(fields, games=progress.games, discarded=progress.discarded,
+                                   positions=progress.positions, results=list(progress.results),
+                                   target=positions, complete=complete))
+
+    def every() -> None:
+        if time.monotonic() - last[0] >= manifest_every:
+            last[0] = time.monotonic()
+            save_manifest()
+
+    save_manifest()
+    queue = WholeGameQueue(out, progress, first_game=len(existing))
+    try:
+        run_workers(run_whole_game_worker, queue, seed, settings, threads, hash_mb, report, report_every, every)
+    finally:
+        with queue.lock:              # no worker is half way through writing a game
+            out.close()
+        save_manifest(complete=progress.positions >= positions)
     if report is not None:
         report(progress.line())
     return progress
@@ -136,12 +298,22 @@ def generate(path: str, positions: int, settings: GameSettings, threads: int = 1
 
 def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="fianchetto datagen")
-    parser.add_argument("--out", required=True, help="FIANDATA file to write")
-    parser.add_argument("--positions", type=int, required=True, help="positions to write")
+    parser.add_argument("--out", default=None,
+                        help=f"file to write (default: {DATA_DIR}/games-s<seed>-n<nodes>.fgame)")
+    parser.add_argument("--positions", type=int, default=None,
+                        help="positions the file should hold (games: scored plies, every one kept)")
+    parser.add_argument("--format", choices=("games", "fiandata"), default="games",
+                        help="whole games, FIANGAME (default), or 32-byte position records, FIANDATA")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with an existing games file from its next game (same settings)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the manifest of the data folder (of --out) and stop")
     parser.add_argument("--nodes", type=int, default=5000, help="node budget per move (default 5000)")
     parser.add_argument("--threads", type=int, default=1, help="games played at once (default 1)")
     parser.add_argument("--seed", type=int, default=1, help="names the games (default 1)")
     parser.add_argument("--random-plies", type=int, default=8, help="random opening moves (default 8)")
+    parser.add_argument("--dfrc", type=float, default=0.0,
+                        help="share of games from a double Chess960 start (games format; default 0)")
     parser.add_argument("--hash", type=int, default=16, help="MB of hash per thread (default 16)")
     parser.add_argument("--eval-file", default=None,
                         help="network to play with (default: the shipped one; 'none' for the hand-crafted evaluation)")
@@ -149,11 +321,26 @@ def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.A
     return parser
 
 
+def default_out(args: argparse.Namespace) -> str:
+    suffix = "fgame" if args.format == "games" else "bin"
+    return os.path.join(DATA_DIR, f"games-s{args.seed}-n{args.nodes}.{suffix}")
+
+
 def main_datagen(args: argparse.Namespace) -> int:
     from fianchetto import network
+    from fianchetto.learn import manifest
 
-    if args.positions < 1 or args.nodes < 1 or args.threads < 1 or args.random_plies < 0:
-        print("positions, nodes and threads must be positive, random plies not negative", file=sys.stderr)
+    out = args.out or default_out(args)
+    if args.list:
+        print(manifest.table(manifest.path_for(out)))
+        return 0
+    if args.positions is None or args.positions < 1 or args.nodes < 1 or args.threads < 1 \
+            or args.random_plies < 0 or not 0.0 <= args.dfrc <= 1.0:
+        print("positions, nodes and threads must be positive, random plies not negative, "
+              "dfrc between 0 and 1", file=sys.stderr)
+        return 2
+    if args.format == "fiandata" and (args.resume or args.dfrc):
+        print("--resume and --dfrc need the games format", file=sys.stderr)
         return 2
     problem = network.select_for_tool(args.eval_file)
     if problem:
@@ -163,13 +350,25 @@ def main_datagen(args: argparse.Namespace) -> int:
         from core_cy.core import syzygy_init
 
         syzygy_init(args.syzygy_path)
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    settings = GameSettings(nodes=args.nodes, random_plies=args.random_plies, tablebases=bool(args.syzygy_path))
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    settings = GameSettings(nodes=args.nodes, random_plies=args.random_plies, tablebases=bool(args.syzygy_path),
+                            dfrc=args.dfrc)
 
     def report(line: str) -> None:
         print("\r" + line, end="", file=sys.stderr, flush=True)
 
-    progress = generate(args.out, args.positions, settings, args.threads, args.seed, args.hash, report)
+    try:
+        if args.format == "games":
+            progress = generate_games(out, args.positions, settings, args.threads, args.seed, args.hash, report,
+                                      resume=args.resume, network=network_id(args.eval_file))
+        else:
+            progress = generate(out, args.positions, settings, args.threads, args.seed, args.hash, report)
+    except (FileExistsError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; every finished game is in {out}: --resume goes on", file=sys.stderr)
+        return 130
     print(file=sys.stderr)
-    print(f"wrote {progress.positions} positions from {progress.games} games to {args.out}")
+    print(f"wrote {progress.positions} positions from {progress.games} games to {out}")
     return 0

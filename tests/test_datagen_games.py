@@ -1,0 +1,136 @@
+"""Whole-game self-play data (FIANGAME): reproducible, resumable, recorded in a
+manifest, filtered when read, and the same positions as the 32-byte records."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import chess
+import numpy as np
+import pytest
+
+from core_cy.core import Board
+from fianchetto.learn import games, manifest
+from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode_boards
+from fianchetto.learn.selfplay import GameSettings, dfrc_fen, generate, generate_games, start_position
+
+SETTINGS = GameSettings(nodes=300, random_plies=8, tablebases=False)
+#: A score limit above any search score, so that only the in-core rules filter.
+NO_SCORE_LIMIT = 32767
+
+
+def test_the_same_seed_gives_the_same_file_whatever_the_threads(tmp_path):
+    one, two, other = tmp_path / "one.fgame", tmp_path / "two.fgame", tmp_path / "other.fgame"
+    generate_games(str(one), 500, SETTINGS, threads=1, seed=11)
+    generate_games(str(two), 500, SETTINGS, threads=2, seed=11)
+    generate_games(str(other), 500, SETTINGS, threads=1, seed=12)
+    assert one.read_bytes() == two.read_bytes()
+    assert one.read_bytes() != other.read_bytes()
+    stored = games.read_games(str(one))
+    assert sum(g.scored_plies() for g in stored if g.result is not None) >= 500
+
+
+def test_a_resumed_run_writes_what_one_run_writes(tmp_path):
+    whole, pieces = tmp_path / "whole.fgame", tmp_path / "pieces.fgame"
+    generate_games(str(whole), 900, SETTINGS, seed=5)
+    generate_games(str(pieces), 300, SETTINGS, seed=5)
+    with pytest.raises(FileExistsError):
+        generate_games(str(pieces), 900, SETTINGS, seed=5)
+    generate_games(str(pieces), 900, SETTINGS, seed=5, resume=True)
+    assert pieces.read_bytes() == whole.read_bytes()
+
+
+def test_a_partial_game_left_by_an_interruption_is_cut_off_on_resume(tmp_path):
+    whole, cut = tmp_path / "whole.fgame", tmp_path / "cut.fgame"
+    generate_games(str(whole), 600, SETTINGS, seed=8)
+    data = whole.read_bytes()
+    cut.write_bytes(data[: len(data) - 37])             # a game broken off mid-write
+    with pytest.raises(ValueError, match="partial game"):
+        games.read_games(str(cut))
+    generate_games(str(cut), 600, SETTINGS, seed=8, resume=True)
+    assert cut.read_bytes() == data
+
+
+def test_the_manifest_records_the_settings_and_counts_and_guards_a_resume(tmp_path):
+    path = tmp_path / "m.fgame"
+    progress = generate_games(str(path), 300, SETTINGS, seed=3, network="hce")
+    entry = json.loads((tmp_path / manifest.NAME).read_text())["files"]["m.fgame"]
+    assert entry["seed"] == 3 and entry["nodes"] == 300 and entry["random_plies"] == 8
+    assert entry["network"] == "hce" and entry["complete"] is True
+    assert entry["positions"] == progress.positions >= 300
+    assert entry["games"] == progress.games and sum(entry["results"]) == progress.games
+    with pytest.raises(ValueError, match="nodes was 300, now 400"):
+        generate_games(str(path), 600, GameSettings(nodes=400, random_plies=8, tablebases=False), seed=3,
+                       resume=True, network="hce")
+    assert "m.fgame" in manifest.table(str(tmp_path / manifest.NAME))
+
+
+def test_positions_from_games_are_the_records_the_core_keeps(tmp_path):
+    """With no extra filter, replaying the stored games gives exactly the 32-byte
+    records the core writes for the same seed (the same games, kept whole)."""
+    records_file, games_file = tmp_path / "r.bin", tmp_path / "g.fgame"
+    generate(str(records_file), 400, SETTINGS, seed=21)
+    generate_games(str(games_file), 1000, SETTINGS, seed=21)     # scored plies: more than 400 kept
+    direct = records_file.read_bytes()[16:]
+    replayed = b"".join(games.game_records(g, skip_plies=0, max_score=NO_SCORE_LIMIT)
+                        for g in games.read_games(str(games_file)))
+    assert len(replayed) >= len(direct) > 0
+    assert replayed[: len(direct)] == direct
+
+
+def test_the_filters_apply_when_the_data_is_read(tmp_path):
+    path = tmp_path / "f.fgame"
+    generate_games(str(path), 600, SETTINGS, seed=13)
+    stored = [g for g in games.read_games(str(path)) if g.result is not None]
+    every = sum(len(games.game_records(g, 0, NO_SCORE_LIMIT)) for g in stored) // 32
+    later = sum(len(games.game_records(g, 8, NO_SCORE_LIMIT)) for g in stored) // 32
+    calm = np.frombuffer(b"".join(games.game_records(g, 0, 300) for g in stored), dtype=RECORD_DTYPE)
+    assert later < every
+    assert len(calm) and np.abs(calm["score"].astype(int)).max() < 300
+    # The trainer's reader takes the file as it is, with the default filters.
+    dataset = Dataset([str(path)])
+    assert len(dataset) == len(games.file_records(str(path))) // 32
+    for board in decode_boards(dataset.take(np.arange(min(50, len(dataset))))):
+        assert not board.is_check()
+
+
+def test_double_chess960_starts(tmp_path):
+    assert dfrc_fen(518, 518).split()[0] == chess.STARTING_BOARD_FEN
+    white, black = dfrc_fen(0, 959).split()[0].split("/")[7], dfrc_fen(0, 959).split()[0].split("/")[0]
+    assert white != black.upper()
+    starts = [start_position(4, g, 0.5) for g in range(40)]
+    assert 5 < sum(chess960 for _fen, chess960 in starts) < 35
+    assert starts == [start_position(4, g, 0.5) for g in range(40)]     # named by the seed
+    path = tmp_path / "dfrc.fgame"
+    generate_games(str(path), 300, GameSettings(nodes=300, random_plies=4, tablebases=False, dfrc=1.0), seed=2)
+    stored = [g for g in games.read_games(str(path)) if g.result is not None]
+    assert stored and all(g.chess960 for g in stored)
+    for g in stored:
+        Board(g.fen, chess960=True)          # a legal start
+        games.game_records(g)                # every ply replays legally
+
+
+def test_a_corrupt_ply_is_refused(tmp_path):
+    path = tmp_path / "c.fgame"
+    generate_games(str(path), 100, SETTINGS, seed=6)
+    game = next(g for g in games.read_games(str(path)) if g.result is not None)
+    broken = games.Game(game.fen, game.chess960, game.result, b"\x00\x00\x00\x00" + game.plies[4:])
+    with pytest.raises(ValueError, match="ply 1"):
+        games.game_records(broken)
+
+
+def test_datagen_command_line_resumes_and_lists(tmp_path):
+    out = tmp_path / "cli.fgame"
+    base = [sys.executable, "-m", "fianchetto", "datagen", "--out", str(out), "--nodes", "300", "--seed", "4",
+            "--eval-file", "none"]
+    first = subprocess.run(base + ["--positions", "120"], capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run(base + ["--positions", "240"], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = subprocess.run(base + ["--positions", "240", "--resume"], capture_output=True, text=True,
+                             timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    listing = subprocess.run(base + ["--list"], capture_output=True, text=True, timeout=60)
+    assert "cli.fgame" in listing.stdout and "complete" in listing.stdout
+    assert json.loads((tmp_path / manifest.NAME).read_text())["files"]["cli.fgame"]["positions"] >= 240
