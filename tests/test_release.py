@@ -135,3 +135,13 @@ def test_find_network_looks_in_the_networks_package(tmp_path, monkeypatch):
         assert network in _package_files("fianchetto.networks", DEFAULT_NETWORK_NAME)
     finally:
         sys.modules.pop("fianchetto.networks", None)
+
+
+def test_ci_runs_exactly_the_readme_test_command_in_a_fresh_venv():
+    readme, ci = ROOT / "README.md", ROOT / ".ci" / "run"
+    if not readme.exists() or not ci.exists():
+        pytest.skip("no source tree")
+    section = readme.read_text().split("Install and test", 1)[1]
+    command = section.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
+    assert command.startswith("python3 -m venv ") and "pytest" in command
+    assert command in ci.read_text().splitlines()
