@@ -10,7 +10,10 @@ loads the best variant it can run (docs/architecture.md, "CPU variants").
 checks on, C assertions enabled and ``-O0 -g``; ``FIANCHETTO_NATIVE=1`` builds one
 variant, ``native``, with ``-march=native`` (``-mcpu=native`` on arm64,
 ``/arch:AVX2`` with MSVC on x64), which runs only on CPUs like the builder's.
-``fianchetto doctor`` says which variants are installed and which one runs.
+``FIANCHETTO_VARIANTS=baseline`` (names, comma separated) builds only those variants.
+``FIANCHETTO_TUNE=1`` builds the search's tunable constants (``src/core_cy/tunables.py``)
+as values the UCI options set, for SPSA tuning. ``fianchetto doctor`` says which
+variants are installed and which one runs.
 """
 import importlib.util
 import os
@@ -25,6 +28,7 @@ ROOT = Path(__file__).resolve().parent
 CORE = ROOT / "src" / "core_cy"
 DEBUG = os.environ.get("FIANCHETTO_DEBUG") == "1"
 NATIVE = os.environ.get("FIANCHETTO_NATIVE") == "1"
+TUNE = os.environ.get("FIANCHETTO_TUNE") == "1"
 MSVC = sys.platform == "win32"
 
 
@@ -63,14 +67,19 @@ def variant_flags(variant, arch):
 
 
 def chosen_variants(variants, arch):
+    """The variants to build. FIANCHETTO_VARIANTS (names, comma separated) narrows
+    the list, for a quicker build in development and tests."""
     if NATIVE:
         return [variants.NATIVE]
     rows = list(variants.for_arch(arch))
-    return rows[-1:] if DEBUG else rows      # the checked build: the baseline alone
+    rows = rows[-1:] if DEBUG else rows      # the checked build: the baseline alone
+    only = os.environ.get("FIANCHETTO_VARIANTS", "").replace(",", " ").split()
+    return [v for v in rows if v.name in only] if only else rows
 
 
 def core_extension(variant, arch):
-    macros = ([("FIANCHETTO_DEBUG", "1")] if DEBUG else []) + ([("FIANCHETTO_NATIVE", "1")] if NATIVE else [])
+    macros = ([("FIANCHETTO_DEBUG", "1")] if DEBUG else []) + ([("FIANCHETTO_NATIVE", "1")] if NATIVE else []) \
+        + ([("FIANCHETTO_TUNE", "1")] if TUNE else [])
     return Extension(
         f"core_cy._core_{variant.name}",
         [f"src/core_cy/_core_{variant.name}.pyx"],
@@ -86,6 +95,18 @@ def remove_stale_core():
     for stale in list(CORE.glob("core.*.so")) + list(CORE.glob("core.*.pyd")) + list(CORE.glob("core.c")):
         print(f"removing {stale.name}, left by an older build", file=sys.stderr)
         stale.unlink()
+
+
+def flavour_changed():
+    """True when the last build in this tree was of another flavour (checked, native,
+    tune): setuptools compares only timestamps, and would keep its compiled
+    variants although their macros differ. The flavour is stamped in build/."""
+    stamp = ROOT / "build" / "fianchetto-flavour"
+    flavour = f"debug={DEBUG} native={NATIVE} tune={TUNE} " + os.environ.get("FIANCHETTO_VARIANTS", "")
+    previous = stamp.read_text() if stamp.exists() else None
+    stamp.parent.mkdir(exist_ok=True)
+    stamp.write_text(flavour)
+    return previous is not None and previous != flavour
 
 
 directives = {
@@ -115,5 +136,5 @@ setup(
         build_dir="build/checked-c" if DEBUG else None,
     ),
     # The variants compile side by side (setuptools' build_ext --parallel).
-    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+    options={"build_ext": {"parallel": os.cpu_count() or 1, "force": flavour_changed()}},
 )

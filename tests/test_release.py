@@ -71,7 +71,7 @@ def test_changelog_has_this_release():
 def test_build_info_describes_the_core():
     info = core.build_info()
     assert set(info) == {"native", "checked", "optimized", "compiler", "arch", "features", "popcount",
-                         "variant", "simd"}
+                         "variant", "simd", "tune"}
     assert info["variant"] == core.CPU_VARIANT
     assert info["checked"] is core.CHECKED_BUILD
     assert info["arch"] in ("x86-64", "arm64", "x86", "other")

@@ -65,3 +65,25 @@ def transposition_entry_age(int searches_done, int written_in_search, int bound)
     tt.generation = <uint8_t>(searches_done * GENERATION_STEP)
     cdef uint64_t data = tt_pack(MOVE_NONE, 0, 0, 1, <uint8_t>(written_in_search * GENERATION_STEP) | bound)
     return entry_age(&tt, data)
+
+
+# --- the search's tunable constants (tunables.py) ---------------------------------------
+
+TUNE_BUILD = bool(FC_TUNE)
+
+
+def tunable_values():
+    """The compiled search's tunables, in the order of ``core_cy.tunables.CORE``: the
+    defaults in the default build, the values set so far in the tune build."""
+    return [fc_tunables[i] for i in range(FC_TUNABLE_COUNT)]
+
+
+def set_tunable(int index, int value):
+    """Set tunable number `index` (tune build only; between searches): the search
+    reads it from now on, and the late move reduction table is recomputed."""
+    if not FC_TUNE:
+        raise ValueError("the search's constants are compiled in: build with FIANCHETTO_TUNE=1 to set them")
+    if not 0 <= index < FC_TUNABLE_COUNT:
+        raise IndexError(f"no tunable number {index}")
+    fc_tunables[index] = value
+    init_search_tables()

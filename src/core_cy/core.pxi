@@ -17,6 +17,7 @@
 #     nnue.pxi           the network: accumulators, output layer; evaluate() chooses
 #     tt.pxi             transposition table
 #     movepick.pxi       static exchange evaluation, staged move picker
+#     tunables.pxi       the search's tunable constants (generated from tunables.py)
 #     search.pxi         iterative deepening, PVS, quiescence, pruning, limits
 #     datagen.pxi        self-play games for training data, packed records
 #     api_board.pxi      Python face: Board
@@ -43,6 +44,7 @@ include "evaluate.pxi"
 include "nnue.pxi"
 include "tt.pxi"
 include "movepick.pxi"
+include "tunables.pxi"
 include "search.pxi"
 include "datagen.pxi"
 include "api_board.pxi"

@@ -15,45 +15,21 @@ cdef enum:
     VALUE_TB_WIN = 20000          # a tablebase win, minus the ply where it was found
     VALUE_TB_WIN_IN_MAX_PLY = VALUE_TB_WIN - MAX_PLY   # at or beyond: a proven result
 
-# Pruning, reduction and extension constants, grouped by the rule that uses them.
+# The pruning, reduction, extension and history constants that a tuner may move
+# (RFP_MARGIN, NMP_BASE_REDUCTION, LMR_BASE_X100, ...) are declared with their
+# ranges in tunables.py, one table, and reach this file through tunables.pxi
+# (generated): literals in the default build, UCI options in the tune build.
 # Margins on the static evaluation are in the network's units, which run about
 # 1.5 times the hand-crafted evaluation's centipawns (a knight is worth ~470);
-# the SEE margins are in SEE's own piece values.
+# the SEE margins are in SEE's own piece values. The constants below are the
+# ones no tuner should touch, grouped by rule.
 cdef enum:
-    ASPIRATION_MIN_DEPTH = 5    # aspiration windows: search near the last score
-    ASPIRATION_DELTA = 16       #   first half-width; grows by half on each failure
     ASPIRATION_MAX_DELTA = 1000 #   wider than this: search the full window
     TB_STORE_DEPTH_BONUS = 6    # tablebase verdicts are stored this much deeper
-    RFP_MAX_DEPTH = 8           # reverse futility: static eval far above beta
-    RFP_MARGIN = 112            #   per ply of depth
-    RAZOR_MAX_DEPTH = 2         # razoring: static eval far below alpha, trust quiescence
-    RAZOR_MARGIN = 375          #   per ply of depth
-    NMP_MIN_DEPTH = 3           # null move: pass and still beat beta
-    NMP_BASE_REDUCTION = 3      #   reduction: this much ...
-    NMP_DEPTH_DIVISOR = 4       #   ... plus one ply per this many plies of depth ...
-    NMP_EVAL_DIVISOR = 300      #   ... plus one per this much eval above beta ...
-    NMP_MAX_EVAL_REDUCTION = 3  #   ... at most this many from the eval
-    IIR_MIN_DEPTH = 4           # internal iterative reduction without a TT move
-    LMP_MAX_DEPTH = 8           # late move pruning: stop trying quiets after many
-    FUTILITY_MAX_DEPTH = 6      # futility: eval plus margin cannot reach alpha
-    FUTILITY_BASE = 120
-    FUTILITY_MARGIN = 135       #   per ply of depth
-    SEE_QUIET_MAX_DEPTH = 8     # quiet moves that lose material by SEE
-    SEE_QUIET_MARGIN = 25       #   times depth squared
-    SEE_CAPTURE_MAX_DEPTH = 6   # captures that lose material by SEE
-    SEE_CAPTURE_MARGIN = 90     #   times depth
     CHECK_EXTENSION_PLIES = 2   # check extension: only within this many times the root depth
-    LMR_MIN_DEPTH = 3           # late move reductions
-    LMR_HISTORY_DIVISOR = 10000 #   one ply less per this much quiet history (three tables)
-    ROOT_LMR_MIN_MOVES = 3      # root reductions: only after this many moves ...
-    ROOT_LMR_DIVISOR = 2        #   ... by the table's reduction divided by this
-    QS_DELTA_MARGIN = 300       # quiescence delta pruning
     HISTORY_MAX = 16384         # history scores saturate here (each table)
     CONT_SIZE = 16 * 64         # continuation history rows and columns: piece x destination
     CONT_NONE = 0               #   the row of "no move" (root, null move): never updated
-    HISTORY_BONUS_SCALE = 400   #   bonus: this per ply of depth ...
-    HISTORY_BONUS_OFFSET = 200  #   ... less this ...
-    HISTORY_BONUS_MAX = 2400    #   ... at most this
     MAX_QUIETS_TRIED = 64       # quiet moves remembered for the history malus
     MATE_DEPTH_MARGIN = 6       # `go mate N` searches at most 2 N + this plies
     MAX_SEARCH_DEPTH = MAX_PLY - 10
@@ -61,21 +37,21 @@ cdef enum:
     CURRMOVE_AFTER_MS = 1000    # report the current root move after this long
 
 
-# Late move reductions: LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR.
-cdef double LMR_BASE = 0.8
-cdef double LMR_DIVISOR = 2.3
+# Late move reductions: LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
+# (the two tunables are in hundredths). Recomputed when a tunable changes.
 cdef int LMR_TABLE[64][64]
 
 cdef void init_search_tables() noexcept nogil:
     cdef int d, m
+    cdef double base = LMR_BASE_X100 / 100.0, divisor = LMR_DIVISOR_X100 / 100.0
     for d in range(64):
         for m in range(64):
             LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else \
-                <int>(LMR_BASE + log(<double>d) * log(<double>m) / LMR_DIVISOR)
+                <int>(base + log(<double>d) * log(<double>m) / divisor)
 
 cdef inline int lmp_threshold(int depth, bint improving) noexcept nogil:
-    """(3 + depth^2) / 2, or / 1 when improving; a shift, not a division per move."""
-    return (3 + depth * depth) >> (1 - improving)
+    """(LMP_BASE + depth^2) / 2, or / 1 when improving; a shift, not a division per move."""
+    return (LMP_BASE + depth * depth) >> (1 - improving)
 
 
 ctypedef struct RootMove:

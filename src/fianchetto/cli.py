@@ -1,6 +1,7 @@
 """Command line: ``fianchetto`` (UCI), ``fianchetto bench [depth]``, ``fianchetto perft``,
 ``fianchetto doctor``, ``fianchetto --version``,
-``fianchetto train`` (numpy, imported only when that subcommand runs)."""
+``fianchetto train`` (numpy, imported only when that subcommand runs),
+``fianchetto tune-params`` (the search's tunable constants for SPSA)."""
 from __future__ import annotations
 
 import argparse
@@ -57,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("train", add_help=False, help="train the evaluation network (fianchetto train --help)")
     commands.add_parser("tune", add_help=False,
                         help="Texel-tune the hand-crafted evaluation (fianchetto tune --help)")
+    commands.add_parser("tune-params", add_help=False,
+                        help="the search's tunable constants for SPSA, OpenBench's format or --json")
     return parser
 
 
@@ -92,6 +95,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from fianchetto.learn.texel import build_parser as tune_parser, main_tune
 
         return main_tune(tune_parser().parse_args(argv[1:]))
+    if argv[:1] == ["tune-params"]:
+        from fianchetto.tuning import main_tune_params
+
+        return main_tune_params(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "perft":
         try:

@@ -31,9 +31,10 @@ from fianchetto.board import START_FEN, Board
 from fianchetto.network import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, Tablebases
-from fianchetto.options import OptionError, Options, Value, clip
+from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
 from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core
 from fianchetto.timeman import NO_LIMITS, TimeLimits, TimeManager, plan_for_side
+from fianchetto.tuning import apply as apply_tunable, is_tunable, tunable_options
 
 
 class Listener(Protocol):
@@ -162,7 +163,7 @@ class Engine:
 
     def __init__(self, listener: Listener) -> None:
         self.listener = listener
-        self.options = Options()
+        self.options = Options(table=OPTION_TABLE + tunable_options())
         self.board = Board(START_FEN)
         self.debug = False
         self._search: Any = None
@@ -258,6 +259,9 @@ class Engine:
             self._close_book()
         elif spec.name in ("EvalFile", "Use NNUE"):
             self._set_evaluation(spec.name, value)
+        elif is_tunable(spec.name):
+            self.finish_search(spec.name)   # the search reads its constants while it runs
+            apply_tunable(spec.name, int(value))  # type: ignore[arg-type]
         elif spec.name == "SyzygyPath":
             self.finish_search("SyzygyPath")   # the core replaces its tables
             for problem in self.tablebases.configure(str(value)):

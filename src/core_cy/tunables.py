@@ -1,0 +1,107 @@
+"""Every tunable constant of the search and the time manager, declared once.
+
+Each row names a constant, its value, the range a tuner may move it in, and the
+SPSA step (``c_end``) and learning rate (``r_end``) at the end of a tune, in the
+sense of OpenBench's SPSA workloads. Integers only: a fraction is stored scaled
+(``LMR_BASE_X100 = 80`` is 0.80).
+
+``where`` says who reads the constant: ``core`` rows become C constants of the
+compiled search (``tools/gen_tunables.py`` writes ``tunables.h`` and
+``tunables.pxi`` from this table: the default build compiles them in as literals,
+the tune build, ``FIANCHETTO_TUNE=1``, reads them from an array the UCI options
+write); ``time`` rows are module attributes of ``fianchetto.timeman`` (``target``),
+divided by ``scale``.
+
+Plain Python without imports from the package: the build and the tools read it
+before anything is compiled.
+"""
+from typing import NamedTuple, Tuple
+
+
+class Tunable(NamedTuple):
+    name: str
+    value: int
+    minimum: int
+    maximum: int
+    c_end: float
+    r_end: float
+    where: str = "core"      # "core": a constant of the compiled search; "time": of timeman
+    target: str = ""         # for "time": the attribute of fianchetto.timeman
+    scale: int = 1           # for "time": the attribute is value / scale
+
+
+def row(name: str, value: int, minimum: int, maximum: int, c_end: float = 0.0, r_end: float = 0.002,
+        **extra) -> Tunable:
+    """A row whose SPSA step defaults to a twentieth of its value (at least 0.5)."""
+    return Tunable(name, value, minimum, maximum, c_end or max(value / 20, 0.5), r_end, **extra)
+
+
+TUNABLES: Tuple[Tunable, ...] = (
+    # Aspiration windows.
+    row("ASPIRATION_MIN_DEPTH", 5, 2, 9, 0.5),
+    row("ASPIRATION_DELTA", 16, 5, 60),
+    # Reverse futility pruning and razoring.
+    row("RFP_MAX_DEPTH", 8, 4, 12, 0.5),
+    row("RFP_MARGIN", 112, 40, 250),
+    row("RAZOR_MAX_DEPTH", 2, 1, 5, 0.5),
+    row("RAZOR_MARGIN", 375, 150, 700),
+    # Null move pruning.
+    row("NMP_MIN_DEPTH", 3, 1, 6, 0.5),
+    row("NMP_BASE_REDUCTION", 3, 1, 6, 0.5),
+    row("NMP_DEPTH_DIVISOR", 4, 2, 8, 0.5),
+    row("NMP_EVAL_DIVISOR", 300, 100, 600),
+    row("NMP_MAX_EVAL_REDUCTION", 3, 1, 6, 0.5),
+    # Internal iterative reduction.
+    row("IIR_MIN_DEPTH", 4, 2, 8, 0.5),
+    # Late move pruning: (LMP_BASE + depth^2) quiets, halved when not improving.
+    row("LMP_MAX_DEPTH", 8, 4, 12, 0.5),
+    row("LMP_BASE", 3, 0, 10, 0.5),
+    # Futility pruning.
+    row("FUTILITY_MAX_DEPTH", 6, 3, 10, 0.5),
+    row("FUTILITY_BASE", 120, 0, 300),
+    row("FUTILITY_MARGIN", 135, 50, 300),
+    # SEE pruning of quiet moves and captures.
+    row("SEE_QUIET_MAX_DEPTH", 8, 3, 12, 0.5),
+    row("SEE_QUIET_MARGIN", 25, 5, 80, 2),
+    row("SEE_CAPTURE_MAX_DEPTH", 6, 3, 10, 0.5),
+    row("SEE_CAPTURE_MARGIN", 90, 30, 200),
+    # Late move reductions: LMR_BASE + log(depth) log(moves) / LMR_DIVISOR.
+    row("LMR_MIN_DEPTH", 3, 2, 5, 0.5),
+    row("LMR_BASE_X100", 80, 0, 200, 6),
+    row("LMR_DIVISOR_X100", 230, 130, 400, 10),
+    row("LMR_HISTORY_DIVISOR", 10000, 3000, 30000, 600),
+    row("ROOT_LMR_MIN_MOVES", 3, 1, 8, 0.5),
+    row("ROOT_LMR_DIVISOR", 2, 1, 4, 0.5),
+    # Quiescence delta pruning.
+    row("QS_DELTA_MARGIN", 300, 100, 600),
+    # History bonus (and malus) per cut-off: min(SCALE * depth - OFFSET, MAX).
+    row("HISTORY_BONUS_SCALE", 400, 100, 800),
+    row("HISTORY_BONUS_OFFSET", 200, 0, 600),
+    row("HISTORY_BONUS_MAX", 2400, 800, 4800, 120),
+    # Time manager: how much instability, a falling score and node effort stretch
+    # the soft limit.
+    row("TM_BEST_MOVE_CHANGE_WEIGHT_X100", 50, 0, 150, 5, where="time",
+        target="BEST_MOVE_CHANGE_WEIGHT", scale=100),
+    row("TM_BEST_MOVE_CHANGE_DECAY_X100", 50, 10, 90, 4, where="time",
+        target="BEST_MOVE_CHANGE_DECAY", scale=100),
+    row("TM_SCORE_DROP_SCALE_CP", 100, 30, 300, 8, where="time", target="SCORE_DROP_SCALE_CP"),
+    row("TM_MAX_SCORE_DROP_FACTOR_X100", 150, 100, 250, 8, where="time",
+        target="MAX_SCORE_DROP_FACTOR", scale=100),
+    row("TM_NODE_EFFORT_BASE_X100", 150, 100, 250, 8, where="time", target="NODE_EFFORT_BASE", scale=100),
+    row("TM_NODE_EFFORT_SLOPE_X100", 100, 0, 200, 8, where="time", target="NODE_EFFORT_SLOPE", scale=100),
+)
+
+CORE = tuple(t for t in TUNABLES if t.where == "core")
+TIME = tuple(t for t in TUNABLES if t.where == "time")
+
+
+def by_name(name: str) -> Tunable:
+    for t in TUNABLES:
+        if t.name.lower() == name.lower():
+            return t
+    raise KeyError(name)
+
+
+def openbench_line(t: Tunable, value: int) -> str:
+    """One line of OpenBench's SPSA input: name, int, value, min, max, c_end, r_end."""
+    return f"{t.name}, int, {value}, {t.minimum}, {t.maximum}, {t.c_end:g}, {t.r_end:g}"

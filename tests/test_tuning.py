@@ -1,0 +1,227 @@
+"""The search's tunable constants: one table, compiled in by default, UCI options in
+the tune build, and OpenBench's SPSA input format."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import core_cy.core as core
+from core_cy import tunables
+from fianchetto import timeman
+from support.cli import run_cli
+from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_table_is_sound_and_large_enough():
+    names = [t.name for t in tunables.TUNABLES]
+    assert len(names) >= 25 and len(set(n.lower() for n in names)) == len(names)
+    for t in tunables.TUNABLES:
+        assert t.minimum <= t.value <= t.maximum, t
+        assert t.c_end > 0 and 0 < t.r_end < 1, t
+        assert t.where in ("core", "time")
+
+
+def test_the_generated_files_follow_the_table():
+    if not (ROOT / "tools" / "gen_tunables.py").exists():
+        pytest.skip("no source tree")
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_tunables.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_default_build_has_the_table_s_values_compiled_in():
+    assert core.TUNE_BUILD is False and core.build_info()["tune"] is False
+    assert core.tunable_values() == [t.value for t in tunables.CORE]
+    with pytest.raises(ValueError, match="FIANCHETTO_TUNE"):
+        core.set_tunable(0, 1)
+
+
+def test_the_time_manager_s_constants_are_the_table_s():
+    for t in tunables.TIME:
+        assert getattr(timeman, t.target) * t.scale == pytest.approx(t.value), t.name
+
+
+def parse_openbench(text: str):
+    """As OpenBench reads an SPSA input: name, int, value, min, max, c_end, r_end."""
+    rows = []
+    for line in text.strip().splitlines():
+        fields = [f.strip() for f in line.split(",")]
+        assert len(fields) == 7, line
+        name, kind, value, low, high, c_end, r_end = fields
+        assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and kind == "int", line
+        value, low, high, c_end, r_end = int(value), int(low), int(high), float(c_end), float(r_end)
+        assert low <= value <= high and c_end > 0 and r_end > 0, line
+        rows.append((name, value))
+    return rows
+
+
+def test_tune_params_prints_openbench_s_spsa_input():
+    done = run_cli(["tune-params", "--openbench"], timeout=60)
+    assert done.returncode == 0, done.stderr
+    rows = parse_openbench(done.stdout)
+    assert rows == [(t.name, t.value) for t in tunables.TUNABLES]
+    as_json = run_cli(["tune-params", "--json"], timeout=60)
+    assert '"name": "RFP_MARGIN"' in as_json.stdout
+
+
+def test_the_default_build_declares_no_tunable_option():
+    done = run_cli([], input_text="uci\nquit\n", timeout=60)
+    assert "option name RFP_MARGIN" not in done.stdout
+    assert "option name Hash" in done.stdout
+
+
+# --- the tune build -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tune_tree(tmp_path_factory) -> Path:
+    """The core built with FIANCHETTO_TUNE=1 (the baseline variant, for time) beside the
+    package, for PYTHONPATH."""
+    if not (ROOT / "setup.py").exists():
+        pytest.skip("the tune build needs the source tree")
+    tree = tmp_path_factory.mktemp("tune")
+    build = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tree), "--build-temp",
+         str(tree / "objects")],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        env=dict(os.environ, FIANCHETTO_TUNE="1", FIANCHETTO_VARIANTS="baseline"),
+    )
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    for module in (ROOT / "src" / "core_cy").glob("*.py"):
+        shutil.copy(module, tree / "core_cy" / module.name)
+    shutil.copytree(ROOT / "src" / "fianchetto", tree / "fianchetto")
+    shutil.copytree(ROOT / "networks", tree / "fianchetto" / "networks")
+    return tree
+
+
+def in_tree(tree: Path, args, text=None):
+    return subprocess.run([sys.executable, "-m", "fianchetto", *args], input=text, capture_output=True,
+                          text=True, timeout=300, cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)))
+
+
+def search_nodes(tree: Path, options, position: str, depth: int = 9):
+    """(nodes of the last iteration, every output line) of one search by the tune
+    build's engine after `options` (setoption lines), waiting for its bestmove."""
+    engine = subprocess.Popen([sys.executable, "-m", "fianchetto"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)))
+    try:
+        engine.stdin.write("uci\n" + "".join(options) + f"isready\nposition fen {position}\ngo depth {depth}\n")
+        engine.stdin.flush()
+        lines = []
+        for line in engine.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("bestmove"):
+                break
+        engine.stdin.write("quit\n")
+        engine.stdin.flush()
+        engine.wait(timeout=60)
+    finally:
+        engine.kill()
+    nodes = [int(m) for m in re.findall(r"^info .*?nodes (\d+)", "\n".join(lines), re.M)]
+    return nodes[-1], lines
+
+
+def test_the_tune_build_with_default_values_gives_the_bench_signature(tune_tree):
+    done = in_tree(tune_tree, ["bench", str(SIGNATURE_DEPTH)])
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split("Nodes searched:")[1].split()[0]) == SIGNATURE_NODES
+
+
+def test_the_tune_build_s_options_set_the_search_s_constants(tune_tree):
+    fen = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
+    base, lines = search_nodes(tune_tree, [], fen)
+    assert "option name RFP_MARGIN type spin default 112 min 40 max 250" in lines
+    assert any(line.startswith("option name TM_SCORE_DROP_SCALE_CP type spin default 100") for line in lines)
+    same, _ = search_nodes(tune_tree, ["setoption name RFP_MARGIN value 112\n"], fen)
+    margin, _ = search_nodes(tune_tree, ["setoption name RFP_MARGIN value 40\n"], fen)
+    lmr, _ = search_nodes(tune_tree, ["setoption name LMR_DIVISOR_X100 value 150\n"], fen)
+    assert same == base and margin != base and lmr != base
+    refused = in_tree(tune_tree, [], "uci\nsetoption name RFP_MARGIN value 9999\nisready\nquit\n")
+    assert "info string option RFP_MARGIN value 9999 out of range 40..250" in refused.stdout
+
+
+# --- tools/spsa.py: OpenBench's SPSA on this machine ----------------------------------------
+
+sys.path.insert(0, str(ROOT / "tools"))
+
+
+@pytest.fixture()
+def spsa():
+    if not (ROOT / "tools" / "spsa.py").exists():
+        pytest.skip("no source tree")
+    import spsa as module
+
+    return module
+
+
+def test_the_schedule_ends_at_the_table_s_step_and_rate(spsa):
+    row = tunables.by_name("RFP_MARGIN")
+    iterations = 2000
+    sched = spsa.schedule(row, iterations)
+    last = iterations - 1
+    c_last = sched["c"] / (last + 1) ** spsa.GAMMA
+    a_last = sched["a"] / (sched["A"] + last + 1) ** spsa.ALPHA
+    assert c_last == pytest.approx(row.c_end)
+    assert a_last / c_last ** 2 == pytest.approx(row.r_end)
+    assert sched["c"] / 1 ** spsa.GAMMA > c_last          # bigger steps first
+
+
+def make_state(spsa, tmp_path, names="RFP_MARGIN,NMP_EVAL_DIVISOR"):
+    import argparse
+
+    args = argparse.Namespace(params=names, games=400, pairs=2, commit="HEAD", tc="5+0.05",
+                              openings=str(tmp_path / "o.epd"), seed=3)
+    return spsa.new_state(args)
+
+
+def test_a_step_follows_the_winner_and_stays_in_range(spsa, tmp_path):
+    import random
+
+    state = make_state(spsa, tmp_path)
+    assert state["iterations"] == 100 and set(state["theta"]) == {"RFP_MARGIN", "NMP_EVAL_DIVISOR"}
+    moves = spsa.perturbed(state, 0, random.Random(1))
+    for name, move in moves.items():
+        row = tunables.by_name(name)
+        assert move["plus"] - move["minus"] == pytest.approx(2 * move["c_k"] * move["d"], abs=1)
+        assert row.minimum <= min(move["plus"], move["minus"]) <= max(move["plus"], move["minus"]) <= row.maximum
+    before = dict(state["theta"])
+    spsa.step(state, 0, moves, wins=3, losses=0)            # the plus side won
+    for name, move in moves.items():
+        assert (state["theta"][name] - before[name]) * move["d"] > 0
+    spsa.step(state, 0, moves, wins=10 ** 6, losses=0)      # a huge step is clipped
+    for name in moves:
+        row = tunables.by_name(name)
+        assert row.minimum <= state["theta"][name] <= row.maximum
+
+
+def test_the_state_file_round_trips_and_reports(spsa, tmp_path):
+    state = make_state(spsa, tmp_path)
+    path = tmp_path / "spsa-state.json"
+    spsa.save(path, state)
+    assert spsa.load(path) == state
+    table = spsa.report(path)
+    assert "RFP_MARGIN" in table and "iteration 0/100" in table
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "spsa.py"), "--state", str(path), "start"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "exists" in done.stderr
+
+
+def test_time_tunables_reach_the_time_manager():
+    from fianchetto import tuning
+
+    old = timeman.SCORE_DROP_SCALE_CP, timeman.NODE_EFFORT_BASE
+    try:
+        tuning.apply("TM_SCORE_DROP_SCALE_CP", 150)
+        tuning.apply("TM_NODE_EFFORT_BASE_X100", 120)
+        assert timeman.SCORE_DROP_SCALE_CP == 150 and timeman.NODE_EFFORT_BASE == pytest.approx(1.2)
+        values = tuning.current_values()
+        assert values["TM_SCORE_DROP_SCALE_CP"] == 150 and values["TM_NODE_EFFORT_BASE_X100"] == 120
+    finally:
+        timeman.SCORE_DROP_SCALE_CP, timeman.NODE_EFFORT_BASE = old

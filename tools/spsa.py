@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Tune the search's constants by SPSA on this machine, over fastchess.
+
+    python3 tools/spsa.py start --games 8000 --tc 5+0.05 [--pairs 2] [--params A,B,...]
+    python3 tools/spsa.py run [--iterations N] [--hours H]     # go on from the state file
+    python3 tools/spsa.py report                               # where every parameter stands
+
+The algorithm is OpenBench's SPSA: at iteration k every parameter is moved by
+``+c_k * d`` in one engine and ``-c_k * d`` in the other (``d`` a random sign per
+parameter), the two play ``--pairs`` colour-reversed game pairs, and each
+parameter steps by ``a_k * (wins - losses) * d / c_k`` for the first engine. The
+step sizes follow ``c_k = c / (k + 1)^gamma`` and ``a_k = a / (A + k + 1)^alpha``
+with gamma 0.101, alpha 0.602 and A a tenth of the iterations; ``c`` and ``a`` are
+set so that the last iteration's step is the table's ``c_end`` and its learning
+rate ``r_end`` (``a_end = r_end * c_end^2``), as OpenBench does
+(``src/core_cy/tunables.py`` holds both per parameter).
+
+The whole state (the settings, theta, the iteration, the games, the path of
+theta) is one small JSON file, ``tune/spsa-state.json`` unless ``--state`` says
+otherwise, rewritten after every iteration and committed with the code: a tune
+stopped by the end of a working session goes on with ``run`` on any machine.
+The engine is the tune build (``FIANCHETTO_TUNE=1``) of the commit the tune
+started from, built once into ``~/.cache/fianchetto/builds/tune-<key>``.
+Each iteration's games go to ``~/.cache/fianchetto/spsa/`` (not the repository).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "src"))
+
+import sprt  # noqa: E402  (the build cache, engine arguments and fastchess's summary)
+from core_cy import tunables  # noqa: E402  (plain Python: the table)
+
+DEFAULT_STATE = ROOT / "tune" / "spsa-state.json"
+ALPHA, GAMMA = 0.602, 0.101
+PATH_EVERY = 10          # iterations between two samples of theta's path
+
+
+def build_tune(commit: str) -> Path:
+    """The tune build's executable of `commit`, installed into a venv of its own (cached)."""
+    home = sprt.CACHE / "builds" / f"tune-{sprt.engine_key(commit)}"
+    exe = home / "venv" / "bin" / "fianchetto"
+    if exe.exists():
+        return exe
+    src = home / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(home / "venv")], check=True)
+    print(f"building the tune build of {commit[:12]} into {home}", flush=True)
+    subprocess.run([str(home / "venv" / "bin" / "pip"), "install", "-q", str(src)], check=True,
+                   env=dict(os.environ, FIANCHETTO_TUNE="1"))
+    return exe
+
+
+def schedule(row: tunables.Tunable, iterations: int) -> Dict[str, float]:
+    """OpenBench's c and a for a parameter: c_end and r_end reached at the last iteration."""
+    big_a = iterations / 10
+    c = row.c_end * iterations ** GAMMA
+    a_end = row.r_end * row.c_end ** 2
+    a = a_end * (big_a + iterations) ** ALPHA
+    return {"c": c, "a": a, "A": big_a}
+
+
+def new_state(args: argparse.Namespace) -> dict:
+    names = args.params.split(",") if args.params else [t.name for t in tunables.TUNABLES]
+    rows = [tunables.by_name(n) for n in names]
+    iterations = max(1, args.games // (2 * args.pairs))
+    return {
+        "commit": sprt.commit_of(args.commit),
+        "tc": args.tc, "pairs": args.pairs, "iterations": iterations, "games_target": args.games,
+        "openings": str(Path(args.openings).resolve()), "seed": args.seed,
+        "iteration": 0, "games": 0, "wins": 0, "losses": 0, "draws": 0, "seconds": 0.0,
+        "theta": {r.name: float(r.value) for r in rows},
+        "schedule": {r.name: schedule(r, iterations) for r in rows},
+        "path": [[0, {r.name: float(r.value) for r in rows}]],
+    }
+
+
+def load(path: Path) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def save(path: Path, state: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
+    os.replace(temporary, path)
+
+
+def perturbed(state: dict, k: int, rng: random.Random) -> Dict[str, Dict[str, float]]:
+    """Per parameter: the sign d, the step c_k, and the two engines' integer values."""
+    out = {}
+    for name, theta in state["theta"].items():
+        row, sched = tunables.by_name(name), state["schedule"][name]
+        c_k = sched["c"] / (k + 1) ** GAMMA
+        d = rng.choice((-1, 1))
+        clip = lambda v: min(row.maximum, max(row.minimum, int(round(v))))  # noqa: E731
+        out[name] = {"d": d, "c_k": c_k, "plus": clip(theta + c_k * d), "minus": clip(theta - c_k * d)}
+    return out
+
+
+def step(state: dict, k: int, moves: Dict[str, Dict[str, float]], wins: int, losses: int) -> None:
+    """theta += a_k (W - L) d / c_k, kept within each parameter's range."""
+    for name, move in moves.items():
+        row, sched = tunables.by_name(name), state["schedule"][name]
+        a_k = sched["a"] / (sched["A"] + k + 1) ** ALPHA
+        theta = state["theta"][name] + a_k * (wins - losses) * move["d"] / move["c_k"]
+        state["theta"][name] = min(float(row.maximum), max(float(row.minimum), theta))
+
+
+def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
+                   fastchess: str, concurrency: int) -> Dict[str, int]:
+    folder = sprt.CACHE / "spsa" / state["commit"][:12]
+    folder.mkdir(parents=True, exist_ok=True)
+    plus = [f"{n}={m['plus']}" for n, m in moves.items()]
+    minus = [f"{n}={m['minus']}" for n, m in moves.items()]
+    command = [
+        fastchess, *sprt.engine_args("plus", exe, plus), *sprt.engine_args("minus", exe, minus),
+        "-each", f"tc={state['tc']}",
+        "-openings", f"file={state['openings']}", "format=epd", "order=random", "-srand", str(state["seed"] + k),
+        "-repeat", "-rounds", str(state["pairs"]), "-concurrency", str(concurrency), *sprt.ADJUDICATION,
+        "-pgnout", f"file={folder / 'games.pgn'}",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+    summary = sprt.parse_summary(done.stdout)
+    if done.returncode != 0 or "games" not in summary:
+        raise RuntimeError(f"fastchess failed (exit {done.returncode}): {done.stdout[-800:]}{done.stderr[-800:]}")
+    games, wins, losses, draws = (int(x) for x in summary["games"].split())
+    return {"games": games, "wins": wins, "losses": losses, "draws": draws}
+
+
+def run(state_path: Path, iterations: Optional[int], hours: Optional[float], fastchess: str,
+        concurrency: int) -> int:
+    state = load(state_path)
+    exe = build_tune(state["commit"])
+    deadline = time.monotonic() + hours * 3600 if hours else None
+    done_now = 0
+    while state["iteration"] < state["iterations"]:
+        if (iterations is not None and done_now >= iterations) or (deadline and time.monotonic() > deadline):
+            break
+        k = state["iteration"]
+        started = time.monotonic()
+        moves = perturbed(state, k, random.Random(state["seed"] * 1_000_003 + k))
+        counts = play_iteration(state, exe, moves, k, fastchess, concurrency)
+        step(state, k, moves, counts["wins"], counts["losses"])
+        state["iteration"] = k + 1
+        for key in ("games", "wins", "losses", "draws"):
+            state[key] += counts[key]
+        state["seconds"] += time.monotonic() - started
+        if state["iteration"] % PATH_EVERY == 0 or state["iteration"] == state["iterations"]:
+            state["path"].append([state["iteration"], dict(state["theta"])])
+        save(state_path, state)
+        done_now += 1
+        print(f"iteration {state['iteration']}/{state['iterations']}  games {state['games']}  "
+              f"(+{state['wins']} ={state['draws']} -{state['losses']} for the plus side)  "
+              f"elapsed {state['seconds'] / 3600:.2f} h", flush=True)
+    return 0
+
+
+def report(state_path: Path) -> str:
+    """Each parameter: its default, theta now, the distance moved in SPSA steps, and
+    its path (theta every PATH_EVERY iterations, a few samples)."""
+    state = load(state_path)
+    lines = [f"iteration {state['iteration']}/{state['iterations']}, {state['games']} games at {state['tc']}, "
+             f"commit {state['commit'][:12]}",
+             f"{'parameter':34} {'default':>8} {'theta':>9} {'moved':>7}  path"]
+    samples = state["path"][:: max(1, len(state["path"]) // 6)] + state["path"][-1:]
+    for name, theta in state["theta"].items():
+        row = tunables.by_name(name)
+        moved = (theta - row.value) / row.c_end
+        path = " ".join(f"{p[1][name]:.1f}" for p in samples)
+        lines.append(f"{name:34} {row.value:>8} {theta:>9.2f} {moved:>+7.1f}  {path}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--state", default=str(DEFAULT_STATE), help="the state file (committed)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    start = commands.add_parser("start", help="a new tune (refuses to overwrite a state file)")
+    start.add_argument("--games", type=int, default=8000)
+    start.add_argument("--tc", default="5+0.05")
+    start.add_argument("--pairs", type=int, default=2, help="game pairs per iteration")
+    start.add_argument("--params", default="", help="comma-separated names (default: every tunable)")
+    start.add_argument("--commit", default="HEAD", help="the engine to tune (git ref)")
+    start.add_argument("--openings", default=str(sprt.DEFAULT_OPENINGS))
+    start.add_argument("--seed", type=int, default=1)
+    for command in (start, commands.add_parser("run", help="go on with the tune in the state file")):
+        command.add_argument("--iterations", type=int, default=None, help="stop after this many")
+        command.add_argument("--hours", type=float, default=None, help="stop after about this long")
+        command.add_argument("--concurrency", type=int, default=2)
+        command.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or "fastchess")
+    commands.add_parser("report", help="a table of every parameter's path")
+    args = parser.parse_args(argv)
+    state_path = Path(args.state)
+    if args.command == "report":
+        print(report(state_path))
+        return 0
+    if args.command == "start":
+        if state_path.exists():
+            print(f"{state_path} exists: `run` goes on with it, or move it away", file=sys.stderr)
+            return 2
+        save(state_path, new_state(args))
+        if args.iterations == 0:
+            return 0
+    return run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
