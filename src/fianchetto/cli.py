@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("train", add_help=False, help="train the evaluation network (fianchetto train --help)")
     commands.add_parser("tune", add_help=False,
                         help="Texel-tune the hand-crafted evaluation (fianchetto tune --help)")
+    commands.add_parser("wdl-fit", add_help=False,
+                        help="fit the win/draw/loss model of the scores on self-play data (numpy)")
     commands.add_parser("tune-params", add_help=False,
                         help="the search's tunable constants for SPSA, OpenBench's format or --json")
     return parser
@@ -95,6 +97,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from fianchetto.learn.texel import build_parser as tune_parser, main_tune
 
         return main_tune(tune_parser().parse_args(argv[1:]))
+    if argv[:1] == ["wdl-fit"]:
+        from fianchetto.learn.wdlfit import main_wdl_fit
+
+        return main_wdl_fit(argv[1:])
     if argv[:1] == ["tune-params"]:
         from fianchetto.tuning import main_tune_params
 

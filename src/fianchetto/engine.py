@@ -32,9 +32,10 @@ from fianchetto.network import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
-from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core
+from fianchetto.score import PROVEN_CP, CurrMove, Event, Score, SearchInfo, event_from_core
 from fianchetto.timeman import NO_LIMITS, TimeLimits, TimeManager, plan_for_side
 from fianchetto.tuning import apply as apply_tunable, is_tunable, tunable_options
+from fianchetto.wdl import DEFAULT_MODEL, WdlModel, exact as exact_wdl, material_of_fen
 
 
 class Listener(Protocol):
@@ -108,12 +109,32 @@ class _Job:
         #: The tables' score for a root they call drawn (or a win/loss spoilt by the
         #: fifty-move rule): reported instead of the search's centipawns.
         self.tb_score_cp: Optional[int] = None
+        #: What turns the search's scores into normalised centipawns and WDL.
+        self.material = material_of_fen(board.fen())
+        self.wdl_model: WdlModel = DEFAULT_MODEL
+        self.show_wdl = False
 
     def reported(self, event: SearchInfo) -> SearchInfo:
         """``event`` with the tablebase score in place of a centipawn score, if any."""
         if self.tb_score_cp is None or event.score is None or event.score.is_mate:
             return event
         return dataclasses.replace(event, score=Score.cp(self.tb_score_cp))
+
+    def presented(self, event: SearchInfo) -> SearchInfo:
+        """``event`` as the GUI sees it: centipawns normalised by the WDL model (100 =
+        a 50% chance to win at the root's material), and the WDL when asked for.
+        Mates and tablebase verdicts keep their scores and get an exact WDL."""
+        score = event.score
+        if score is None:
+            return event
+        if score.is_mate:
+            return dataclasses.replace(event, wdl=exact_wdl(1 if score.value > 0 else -1) if self.show_wdl else None)
+        if self.tb_score_cp is not None or abs(score.value) >= PROVEN_CP:
+            sign = (score.value > 0) - (score.value < 0)
+            return dataclasses.replace(event, wdl=exact_wdl(sign) if self.show_wdl else None)
+        shown = Score.cp(self.wdl_model.to_cp(score.value, self.material))
+        wdl = self.wdl_model.wdl(score.value, self.material) if self.show_wdl else None
+        return dataclasses.replace(event, score=shown, wdl=wdl)
 
     def worth_sending(self, event: SearchInfo) -> bool:
         """Skip a ``multipv 1`` line that repeats the last one sent (same score, bound
@@ -347,6 +368,8 @@ class Engine:
         if self.debug:
             self.listener.message(f"time limits soft {limits.soft_ms} ms hard {limits.hard_ms} ms")
         job = _Job(params, board, manager, received_at)
+        job.wdl_model = self.evaluation.wdl_model()
+        job.show_wdl = bool(self.options["UCI_ShowWDL"])
         job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
         self._job = job
         job.thread.start()
@@ -429,7 +452,7 @@ class Engine:
                     job.lock.wait()
             final = self._final_info(job, best, ponder)
             if final is not None:
-                self.listener.info(final)
+                self.listener.info(job.presented(final))
             job.done = True  # from here on a stop or setoption has nothing to interrupt
             self.listener.bestmove(best, ponder)
         finally:
@@ -579,7 +602,7 @@ class Engine:
                                       f"(x{job.manager.stretch():.2f})")
             if event.final or (event.is_main_line and not job.worth_sending(event)):
                 return
-            self.listener.info(event)
+            self.listener.info(job.presented(event))
         except Exception as exc:  # noqa: BLE001 - never let output kill the search
             self.listener.message(f"info callback error: {type(exc).__name__}: {clip(str(exc), 200)}")
 

@@ -113,6 +113,17 @@ class EvaluationChoice:
             return "no network loaded; using the hand-crafted evaluation"
         return None
 
+    def wdl_model(self):
+        """The win/draw/loss model of the evaluation in use: the loaded network's
+        (the file beside it), or the default model (fianchetto.wdl); read once per
+        network."""
+        from fianchetto import wdl
+
+        key = self.loaded if core.network_active() else None
+        if getattr(self, "_wdl_key", "unset") != key:
+            self._wdl_key, self._wdl = key, wdl.model_for(key)
+        return self._wdl
+
     def describe(self) -> str:
         if core.network_active():
             return f"network {self.loaded} ({core.network_hidden()} hidden)"

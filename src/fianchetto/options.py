@@ -103,6 +103,7 @@ OPTION_TABLE: List[Option] = [
     Option("Move Overhead", "spin", DEFAULT_MOVE_OVERHEAD_MS, 0, 5000,
            help="ms kept back per move for communication delays"),
     Option("UCI_Chess960", "check", False, help="Chess960 castling rules and spelling"),
+    Option("UCI_ShowWDL", "check", False, help="add win/draw/loss per mille (wdl W D L) to info lines"),
     Option("OwnBook", "check", False, help="play moves from the opening book"),
     Option("BookFile", "string", "", help="Polyglot book (.bin); empty = the bundled book"),
     Option("BookDepth", "spin", 20, 0, 1000, help="use the book up to this many plies into the game"),

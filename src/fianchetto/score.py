@@ -21,7 +21,7 @@ closing line) and :class:`CurrMove` (the root move being searched);
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from core_cy.core import SCORE_MATE, SCORE_MATE_IN_MAX_PLY, SCORE_TB_WIN
 
@@ -30,6 +30,9 @@ from core_cy.core import SCORE_MATE, SCORE_MATE_IN_MAX_PLY, SCORE_TB_WIN
 MATE_CP = 100_000
 #: The score of a tablebase win, minus the plies to it (the core's value).
 TB_WIN_CP = SCORE_TB_WIN
+#: At or beyond this the core's score is a tablebase verdict, not an evaluation
+#: (evaluations stay far below: the network's are capped at 15000).
+PROVEN_CP = TB_WIN_CP - 1000
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class SearchInfo:
     tbhits: int = 0
     time: Optional[int] = None           # ms since the search started
     pv: List[str] = field(default_factory=list)
+    wdl: Optional[Tuple[int, int, int]] = None   # win, draw, loss per mille (UCI_ShowWDL)
     final: bool = False                  # the core's closing line, sent before bestmove
     effort: Optional[float] = None       # share of the main thread's nodes spent on this line's first move (not sent)
 

@@ -20,6 +20,7 @@ from fianchetto.engine import Engine, GoParams
 from fianchetto.options import OptionError, clip
 from fianchetto.perft import divide_report
 from fianchetto.score import CurrMove, Event
+from fianchetto.wdl import material_of_fen
 
 ENGINE_NAME = f"Fianchetto {__version__}"
 ENGINE_AUTHOR = "the Fianchetto developers"
@@ -178,6 +179,8 @@ def format_info(event: Event) -> str:
         parts.append(f"multipv {event.multipv}")
     if event.score is not None:
         parts.append(f"score {event.score.uci()}")
+        if event.wdl is not None:
+            parts.append("wdl {} {} {}".format(*event.wdl))
         if event.bound:
             parts.append(event.bound)
     for key, value in (("nodes", event.nodes), ("nps", event.nps), ("hashfull", event.hashfull)):
@@ -397,7 +400,10 @@ class UciLoop:
         if core.network_hidden():
             score = core.evaluate_network(board)
             white = score if board.turn else -score
-            self.emit(f"NNUE evaluation: {white / 100:+.2f} (white side)")
+            model = self.engine.evaluation.wdl_model()
+            shown = model.to_cp(white, material_of_fen(board.fen()))
+            self.emit(f"NNUE evaluation: {shown / 100:+.2f} (white side; {white / 100:+.2f} in the network's "
+                      f"units, {model.a_b(material_of_fen(board.fen()))[0]:.0f} of them a pawn here)")
         self.emit(f"Search uses: {self.engine.evaluation.describe()}")
 
     def cmd_bench(self, args: List[str]) -> None:

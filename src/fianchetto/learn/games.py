@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import struct
+import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator, List, Optional, Tuple
 
@@ -160,8 +161,15 @@ def game_records(game: Game, skip_plies: int = DEFAULT_SKIP_PLIES, max_score: in
 
 
 def file_records(path: str, skip_plies: int = DEFAULT_SKIP_PLIES, max_score: int = DEFAULT_MAX_SCORE) -> bytes:
-    """The FIANDATA records of every game of a file, filtered, concatenated."""
-    return b"".join(game_records(game, skip_plies, max_score) for game in read_games(path))
+    """The FIANDATA records of every complete game of a file, filtered, concatenated.
+    A partial game at the end (the file is being written, or its run was killed) is
+    left out with a note on stderr; anything else wrong raises ValueError."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    stored, end = scan(data, path)
+    if end != len(data):
+        print(f"{path}: leaving out a partial game at the end ({len(data) - end} bytes)", file=sys.stderr)
+    return b"".join(game_records(game, skip_plies, max_score) for game in stored)
 
 
 def is_game_file(path: str) -> bool:

@@ -1,0 +1,156 @@
+"""``fianchetto wdl-fit``: fit the win/draw/loss model on self-play positions.
+
+    fianchetto wdl-fit --data FILES [--out networks/fianchetto.nnue.wdl.json] [--degree 3]
+
+Every position of the data (FIANGAME or FIANDATA files, the training filters
+applied) gives its search score ``x`` (the search's units), the material on the
+board and the game's result for the side to move. The model of
+:mod:`fianchetto.wdl`, with ``a`` and ``b`` polynomials in material / 58, is fitted
+by maximum likelihood (Adam on the mean negative log-likelihood, full batch,
+numpy). The command prints the coefficients, the log-loss against a model that
+ignores the score, and a calibration table: by material band and score band, the
+predicted and the observed win, draw and loss rates. With ``--out`` it writes the
+model as JSON beside the network it belongs to.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from fianchetto.learn.data import Dataset, decode_pieces
+from fianchetto.wdl import MATERIAL_MAX, MATERIAL_MIN, MATERIAL_REFERENCE, WdlModel
+
+PIECE_WORTH = np.array([0, 1, 3, 3, 5, 9, 0], dtype=np.int32)   # by piece type, king 0
+SCALE = 100.0      # scores are fitted in hundreds of units: better conditioned
+
+
+def samples(paths: Sequence[str]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score, material, result) of every position: result 0 loss, 1 draw, 2 win."""
+    dataset = Dataset(list(paths))
+    records = dataset.take(np.arange(len(dataset)))
+    row, _slot, _square, code = decode_pieces(records)
+    material = np.bincount(row, weights=PIECE_WORTH[code & 7], minlength=len(records)).astype(np.int32)
+    return records["score"].astype(np.float64), material, records["result"].astype(np.int64)
+
+
+def powers(material: np.ndarray, degree: int) -> np.ndarray:
+    m = np.clip(material, MATERIAL_MIN, MATERIAL_MAX) / MATERIAL_REFERENCE
+    return np.stack([m ** i for i in range(degree + 1)], axis=1)
+
+
+def probabilities(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    win = 1 / (1 + np.exp(np.clip((a - x) / b, -500, 500)))
+    loss = 1 / (1 + np.exp(np.clip((a + x) / b, -500, 500)))
+    return win, loss
+
+
+def loss_and_gradient(theta: np.ndarray, x: np.ndarray, m: np.ndarray, y: np.ndarray, degree: int):
+    """Mean negative log-likelihood and its gradient in (a coefficients, b coefficients)."""
+    ca, cb = theta[: degree + 1], theta[degree + 1:]
+    a, b = m @ ca, np.maximum(m @ cb, 1e-3)
+    win, loss = probabilities(x, a, b)
+    draw = np.clip(1 - win - loss, 1e-9, 1)
+    p = np.where(y == 2, win, np.where(y == 0, loss, draw))
+    p = np.clip(p, 1e-9, 1)
+    # d p / d a and d p / d b for each outcome.
+    dwin_da, dloss_da = -win * (1 - win) / b, -loss * (1 - loss) / b
+    dwin_db, dloss_db = win * (1 - win) * (a - x) / b ** 2, loss * (1 - loss) * (a + x) / b ** 2
+    dp_da = np.where(y == 2, dwin_da, np.where(y == 0, dloss_da, -(dwin_da + dloss_da)))
+    dp_db = np.where(y == 2, dwin_db, np.where(y == 0, dloss_db, -(dwin_db + dloss_db)))
+    scale = -1 / (p * len(x))
+    grad = np.concatenate([m.T @ (scale * dp_da), m.T @ (scale * dp_db)])
+    return float(-np.mean(np.log(p))), grad
+
+
+def fit(x: np.ndarray, material: np.ndarray, y: np.ndarray, degree: int = 3, steps: int = 3000,
+        rate: float = 0.02) -> Tuple[WdlModel, float]:
+    """The maximum-likelihood model and its mean log-loss."""
+    xs, m = x / SCALE, powers(material, degree)
+    theta = np.zeros(2 * (degree + 1))
+    theta[0], theta[degree + 1] = 1.5, 0.6          # a = 150, b = 60 units to start
+    first, second = np.zeros_like(theta), np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        nll, grad = loss_and_gradient(theta, xs, m, y, degree)
+        first = 0.9 * first + 0.1 * grad
+        second = 0.999 * second + 0.001 * grad ** 2
+        theta -= rate * (first / (1 - 0.9 ** t)) / (np.sqrt(second / (1 - 0.999 ** t)) + 1e-12)
+    nll, _ = loss_and_gradient(theta, xs, m, y, degree)
+    coefficients = theta * SCALE
+    return WdlModel(tuple(float(c) for c in coefficients[: degree + 1]),
+                    tuple(float(c) for c in coefficients[degree + 1:]), source="wdl-fit"), nll
+
+
+def baseline_loss(y: np.ndarray) -> float:
+    """The log-loss of predicting the overall outcome frequencies, whatever the score."""
+    freq = np.bincount(y, minlength=3) / len(y)
+    return float(-np.mean(np.log(np.clip(freq[y], 1e-9, 1))))
+
+
+def model_arrays(model: WdlModel, material: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """a and b of the model for every position (as WdlModel.a_b, vectorised)."""
+    m = np.clip(material, MATERIAL_MIN, MATERIAL_MAX) / MATERIAL_REFERENCE
+    a = sum(c * m ** i for i, c in enumerate(model.a))
+    b = sum(c * m ** i for i, c in enumerate(model.b))
+    return np.maximum(a, 1.0), np.maximum(b, 1.0)
+
+
+def calibration(model: WdlModel, x: np.ndarray, material: np.ndarray, y: np.ndarray) -> List[str]:
+    """Predicted against observed W/D/L per mille, by material band and normalised score band."""
+    a, b = model_arrays(model, material)
+    cp = 100 * x / a
+    win, loss = probabilities(x, a, b)
+    lines = [f"{'material':>9} {'score cp':>10} {'positions':>9}  {'predicted W/D/L':>17}  {'observed W/D/L':>17}"]
+    clipped = np.clip(material, MATERIAL_MIN, MATERIAL_MAX)
+    for low, high in ((17, 30), (31, 45), (46, 60), (61, 78)):
+        for lo, hi in ((-1000, -150), (-150, -50), (-50, 50), (50, 150), (150, 1000)):
+            pick = (clipped >= low) & (clipped <= high) & (cp >= lo) & (cp < hi)
+            if pick.sum() < 50:
+                continue
+            w, l = 1000 * win[pick].mean(), 1000 * loss[pick].mean()
+            observed = 1000 * np.bincount(y[pick], minlength=3)[::-1] / pick.sum()
+            lines.append(f"{low:>4}-{high:<4} {lo:>4}..{hi:<5} {int(pick.sum()):>9}  "
+                         f"{w:5.0f} {1000 - w - l:5.0f} {l:5.0f}  "
+                         f"{observed[0]:5.0f} {observed[1]:5.0f} {observed[2]:5.0f}")
+    return lines
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fianchetto wdl-fit", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="data files, comma separated (FIANGAME or FIANDATA)")
+    parser.add_argument("--out", default=None, help="write the model here (e.g. networks/fianchetto.nnue.wdl.json)")
+    parser.add_argument("--degree", type=int, default=3, help="degree of the polynomials in material (default 3)")
+    parser.add_argument("--steps", type=int, default=3000, help="optimiser steps (default 3000)")
+    parser.add_argument("--max-positions", type=int, default=2_000_000, help="use at most this many, evenly spread")
+    return parser
+
+
+def main_wdl_fit(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    if not 0 <= args.degree <= 7 or args.steps < 1:
+        print("degree must be 0..7 and steps positive", file=sys.stderr)
+        return 2
+    try:
+        x, material, y = samples([p for p in args.data.split(",") if p])
+    except (OSError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if len(x) > args.max_positions:
+        keep = np.linspace(0, len(x) - 1, args.max_positions).astype(np.int64)
+        x, material, y = x[keep], material[keep], y[keep]
+    model, nll = fit(x, material, y, args.degree, args.steps)
+    print(f"positions: {len(x)} (wins {np.sum(y == 2)}, draws {np.sum(y == 1)}, losses {np.sum(y == 0)})")
+    print(f"a (score that wins half the time) = {' + '.join(f'{c:.2f} m^{i}' for i, c in enumerate(model.a))}")
+    print(f"b (spread)                        = {' + '.join(f'{c:.2f} m^{i}' for i, c in enumerate(model.b))}")
+    print(f"m = material / {MATERIAL_REFERENCE}; at m = 1: a = {model.a_b(MATERIAL_REFERENCE)[0]:.1f}, "
+          f"b = {model.a_b(MATERIAL_REFERENCE)[1]:.1f}")
+    print(f"log-loss {nll:.4f} (outcome frequencies alone: {baseline_loss(y):.4f})")
+    for line in calibration(model, x, material, y):
+        print(line)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(model.to_json())
+        print(f"wrote {args.out}")
+    return 0

@@ -1,0 +1,110 @@
+"""Win/draw/loss from a score, and the centipawns people read.
+
+The search's scores are in the network's units, which drift with every network
+(the x1.5 of generation 6). A :class:`WdlModel`, fitted on the engine's own
+self-play games (``fianchetto wdl-fit``, :mod:`fianchetto.learn.wdlfit`), says
+how likely a score wins, as Stockfish's model does:
+
+    P(win)  = 1 / (1 + exp((a - x) / b))
+    P(loss) = 1 / (1 + exp((a + x) / b))
+    P(draw) = 1 - P(win) - P(loss)
+
+with ``x`` the score in the search's units and ``a``, ``b`` cubic polynomials in
+the material on the board (pawn 1, knight and bishop 3, rook 5, queen 9, both
+sides, clamped to 17..78, divided by 58). ``a`` is the score that wins half the
+time; the engine reports ``100 * x / a`` as centipawns, so that ``score cp 100``
+means a 50% chance to win, whatever the network. Each network carries its model
+in a file beside it (``<network>.wdl.json``); a network without one is reported
+with the default model, fitted for the shipped network.
+
+>>> model = DEFAULT_MODEL
+>>> model.to_cp(0, 58), sum(model.wdl(123, 58))
+(0, 1000)
+>>> model.wdl(model.a_b(58)[0], 58)[0]     # a wins half the time
+500
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence, Tuple
+
+#: Material is counted in pawns (both sides) and clamped to this range.
+MATERIAL_MIN, MATERIAL_MAX, MATERIAL_REFERENCE = 17, 78, 58
+PIECE_MATERIAL = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
+MODEL_SUFFIX = ".wdl.json"
+
+
+def material_of_fen(fen: str) -> int:
+    """Pawns' worth of material on the board of a FEN (both sides)."""
+    placement = fen.split()[0]
+    return sum(PIECE_MATERIAL.get(ch.lower(), 0) for ch in placement)
+
+
+def _poly(coefficients: Sequence[float], m: float) -> float:
+    return sum(c * m ** i for i, c in enumerate(coefficients))
+
+
+@dataclass(frozen=True)
+class WdlModel:
+    """``a`` and ``b`` as polynomial coefficients (lowest power first) in
+    material / 58; ``source`` says where the model came from."""
+
+    a: Tuple[float, ...]
+    b: Tuple[float, ...]
+    source: str = "default"
+
+    def a_b(self, material: int) -> Tuple[float, float]:
+        m = min(MATERIAL_MAX, max(MATERIAL_MIN, material)) / MATERIAL_REFERENCE
+        return max(1.0, _poly(self.a, m)), max(1.0, _poly(self.b, m))
+
+    def to_cp(self, score: int, material: int) -> int:
+        """The search's score as normalised centipawns: 100 = a 50% chance to win."""
+        a, _b = self.a_b(material)
+        return int(round(100 * score / a))
+
+    def wdl(self, score: int, material: int) -> Tuple[int, int, int]:
+        """Win, draw and loss per mille for the side to move; they sum to 1000."""
+        a, b = self.a_b(material)
+        win = int(round(1000 / (1 + math.exp(min(700.0, (a - score) / b)))))
+        loss = int(round(1000 / (1 + math.exp(min(700.0, (a + score) / b)))))
+        return win, 1000 - win - loss, loss
+
+    def to_json(self) -> str:
+        return json.dumps({"a": list(self.a), "b": list(self.b), "material_reference": MATERIAL_REFERENCE,
+                           "source": self.source}, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "file") -> "WdlModel":
+        """A model from its JSON; ValueError when it is not one."""
+        try:
+            data = json.loads(text)
+            a, b = tuple(float(x) for x in data["a"]), tuple(float(x) for x in data["b"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"not a WDL model ({exc})") from None
+        if not a or not b or len(a) > 8 or len(b) > 8:
+            raise ValueError("a WDL model has 1 to 8 coefficients for a and for b")
+        return cls(a, b, str(data.get("source", source)))
+
+
+#: Fitted by ``fianchetto wdl-fit`` on the shipped network's self-play games
+#: (networks/fianchetto.nnue.wdl.json holds the same model beside the network).
+DEFAULT_MODEL = WdlModel(a=(150.0,), b=(60.0,), source="default")
+
+
+def exact(score_sign: int) -> Tuple[int, int, int]:
+    """The WDL of a proven result: a mate or a tablebase verdict."""
+    return (1000, 0, 0) if score_sign > 0 else (0, 0, 1000) if score_sign < 0 else (0, 1000, 0)
+
+
+def model_for(network: Optional[str]) -> WdlModel:
+    """The model beside a network file (``<file>.wdl.json``), else the default."""
+    if network:
+        path = Path(network + MODEL_SUFFIX)
+        try:
+            return WdlModel.from_json(path.read_text(), source=str(path))
+        except (OSError, ValueError):
+            pass
+    return DEFAULT_MODEL

@@ -1,0 +1,123 @@
+"""Scores people can trust: the WDL model, its fit, normalised centipawns and
+``UCI_ShowWDL`` in the engine's info lines."""
+from __future__ import annotations
+
+import doctest
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from fianchetto import wdl
+from fianchetto.network import default_network_path
+from fianchetto.wdl import DEFAULT_MODEL, WdlModel, material_of_fen, model_for
+from support.uci_pipe import UciPipe
+
+
+def test_doctests():
+    assert doctest.testmod(wdl).failed == 0
+
+
+def test_material_counts_both_sides_in_pawns():
+    assert material_of_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1") == 78
+    assert material_of_fen("8/8/4k3/8/8/4K3/4P3/8 w - - 0 1") == 1
+
+
+@pytest.mark.parametrize("model", [DEFAULT_MODEL, WdlModel((120.0, 40.0, -10.0, 5.0), (50.0, 10.0))])
+def test_wdl_sums_to_1000_and_moves_with_the_score(model):
+    previous = None
+    for score in range(-2000, 2001, 50):
+        w, d, l = model.wdl(score, 40)
+        assert w + d + l == 1000 and min(w, d, l) >= 0
+        if previous is not None:
+            assert w >= previous[0] and l <= previous[2]
+        previous = (w, d, l)
+    a, _b = model.a_b(58)
+    assert model.to_cp(int(round(a)), 58) == 100 and model.to_cp(0, 30) == 0
+    assert model.wdl(-37, 50) == model.wdl(37, 50)[::-1]            # symmetric
+
+
+def test_a_model_file_beside_a_network_is_its_model(tmp_path):
+    net = tmp_path / "net.nnue"
+    net.write_bytes(b"")
+    assert model_for(str(net)) is DEFAULT_MODEL                     # none beside it
+    (tmp_path / "net.nnue.wdl.json").write_text(WdlModel((200.0,), (70.0,), "test").to_json())
+    assert model_for(str(net)).a == (200.0,)
+    (tmp_path / "net.nnue.wdl.json").write_text("{not json")
+    assert model_for(str(net)) is DEFAULT_MODEL                     # a bad file is ignored
+    with pytest.raises(ValueError):
+        WdlModel.from_json('{"a": [], "b": [1]}')
+
+
+def test_the_fit_recovers_a_known_model():
+    from fianchetto.learn import wdlfit
+
+    rng = np.random.default_rng(5)
+    truth = WdlModel((90.0, 80.0), (45.0, 20.0))
+    material = rng.integers(17, 79, 40000)
+    x = rng.normal(0, 250, 40000)
+    a, b = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b)
+    u = rng.random(40000)
+    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    model, nll = wdlfit.fit(x, material, y, degree=1, steps=3000)
+    for m in (20, 40, 58, 78):
+        fa, fb = model.a_b(m)
+        ta, tb = truth.a_b(m)
+        assert abs(fa - ta) < 0.08 * ta and abs(fb - tb) < 0.12 * tb, (m, fa, ta, fb, tb)
+    assert nll < wdlfit.baseline_loss(y)
+
+
+def info_scores(lines):
+    found = []
+    for line in lines:
+        m = re.search(r" score (cp|mate) (-?\d+)(?: wdl (\d+) (\d+) (\d+))?", line)
+        if m and line.startswith("info") and " pv " in line:
+            found.append((m.group(1), int(m.group(2)), tuple(int(g) for g in m.groups()[2:]) if m.group(3) else None))
+    return found
+
+
+def search_lines(options, position="startpos moves e2e4 e7e5 g1f3", depth=7):
+    engine = UciPipe()
+    try:
+        engine.handshake()
+        for name, value in options.items():
+            engine.send(f"setoption name {name} value {value}")
+        engine.sync()
+        engine.send(f"position {position}")
+        lines, _best, _ponder = engine.go(f"go depth {depth}")
+        engine.quit()
+    finally:
+        engine.close()
+    return lines
+
+
+def test_uci_show_wdl_adds_wdl_to_every_scored_line():
+    plain = info_scores(search_lines({}))
+    shown = info_scores(search_lines({"UCI_ShowWDL": "true"}))
+    assert plain and all(wdl is None for *_x, wdl in plain)
+    assert shown and all(wdl is not None and sum(wdl) == 1000 for *_x, wdl in shown)
+    assert [s[:2] for s in plain] == [s[:2] for s in shown]          # the scores are the same
+
+
+def test_a_mate_has_an_exact_wdl():
+    lines = search_lines({"UCI_ShowWDL": "true"}, position="fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", depth=5)
+    mates = [s for s in info_scores(lines) if s[0] == "mate"]
+    assert mates and all(wdl == (1000, 0, 0) for _kind, _v, wdl in mates)
+
+
+def test_scores_are_normalised_by_the_network_s_model(tmp_path):
+    network = default_network_path()
+    if network is None:
+        pytest.skip("no shipped network")
+    one, two = tmp_path / "one.nnue", tmp_path / "two.nnue"
+    for path, a in ((one, 100.0), (two, 200.0)):
+        shutil.copy(network, path)
+        path.with_name(path.name + ".wdl.json").write_text(WdlModel((a,), (60.0,), "test").to_json())
+    raw = [v for kind, v, _ in info_scores(search_lines({"EvalFile": str(one)})) if kind == "cp"]
+    half = [v for kind, v, _ in info_scores(search_lines({"EvalFile": str(two)})) if kind == "cp"]
+    assert raw and len(raw) == len(half)
+    assert any(abs(v) > 20 for v in raw)
+    for r, h in zip(raw, half):
+        assert abs(h - r / 2) <= 1, (r, h)
