@@ -89,9 +89,12 @@ class WdlModel:
         return cls(a, b, str(data.get("source", source)))
 
 
-#: Fitted by ``fianchetto wdl-fit`` on the shipped network's self-play games
-#: (networks/fianchetto.nnue.wdl.json holds the same model beside the network).
-DEFAULT_MODEL = WdlModel(a=(150.0,), b=(60.0,), source="default")
+#: Fitted by ``fianchetto wdl-fit`` on 724,092 positions of the shipped network's
+#: self-play games (docs/training.md); networks/fianchetto.nnue.wdl.json holds the
+#: same model beside the network. a runs from about 454 at the least material to
+#: 87 with every piece on the board: 122 at 58 pawns' worth.
+DEFAULT_MODEL = WdlModel(a=(608.4264, -480.7101, -221.9975, 216.4633),
+                         b=(171.4384, 78.2348, 16.2065, -49.9739), source="default")
 
 
 def exact(score_sign: int) -> Tuple[int, int, int]:
