@@ -1,0 +1,183 @@
+"""The engine inside Python: ``from fianchetto import Engine``.
+
+>>> from fianchetto import Engine, Board
+>>> engine = Engine()
+>>> result = engine.analyse(Board(), depth=6)
+>>> result.best_move in Board().legal_moves(), sum(result.wdl)
+(True, 1000)
+>>> engine.close()
+
+An :class:`Engine` holds its own hash table and threads; the search runs in the
+compiled core with the GIL released, so other Python threads go on meanwhile
+and :meth:`Engine.stop` from one of them ends a running search. Positions are a
+Fianchetto :class:`~fianchetto.Board` or a python-chess ``chess.Board``; scores
+are normalised centipawns (100 = a 50% chance to win, :mod:`fianchetto.wdl`) or
+mates, with python-chess's ``PovScore`` one call away. The evaluation network is
+the process's (the shipped one unless ``eval_file`` names another): every
+Engine of a process evaluates with the same network.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import chess
+import chess.engine
+
+from fianchetto.board import Board
+from fianchetto.score import PROVEN_CP, Score, SearchInfo, event_from_core
+from fianchetto.wdl import WdlModel, exact, material_of_fen, model_for
+
+
+@dataclass(frozen=True)
+class Line:
+    """One principal variation: its moves (UCI), score and WDL for the side to move."""
+
+    pv: List[str]
+    score: Score
+    wdl: Tuple[int, int, int]
+    depth: int
+    seldepth: int
+    multipv: int
+
+    @property
+    def move(self) -> str:
+        return self.pv[0]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a search found: its lines (best first), nodes and the side to move."""
+
+    lines: List[Line]
+    nodes: int
+    turn: bool            # chess.WHITE or chess.BLACK: whose view the scores are
+    time_ms: int = 0
+
+    @property
+    def best_move(self) -> str:
+        return self.lines[0].move
+
+    @property
+    def pv(self) -> List[str]:
+        return self.lines[0].pv
+
+    @property
+    def score(self) -> Score:
+        return self.lines[0].score
+
+    @property
+    def wdl(self) -> Tuple[int, int, int]:
+        return self.lines[0].wdl
+
+    @property
+    def depth(self) -> int:
+        return self.lines[0].depth
+
+    def pov_score(self, line: int = 0) -> chess.engine.PovScore:
+        """The score of a line as python-chess's ``PovScore``."""
+        score = self.lines[line].score
+        relative = chess.engine.Mate(score.value) if score.is_mate else chess.engine.Cp(score.value)
+        return chess.engine.PovScore(relative, self.turn)
+
+
+def as_board(board: Union[Board, chess.Board]) -> Board:
+    if isinstance(board, chess.Board):
+        if not board.is_valid():
+            raise ValueError(f"not a legal position: {board.status()!r}")
+        return Board.from_python_chess(board)
+    if isinstance(board, Board):
+        return board.copy()
+    from core_cy.core import Board as CoreBoard
+
+    if isinstance(board, CoreBoard):
+        return Board(board.fen(), chess960=board.chess960)
+    raise ValueError(f"a position must be a fianchetto.Board or a chess.Board, not {type(board).__name__}")
+
+
+def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[float], multipv: int) -> Dict[str, Any]:
+    """The core's limits; ValueError for a negative or missing limit."""
+    for name, value in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be positive, not {value}")
+    if depth is None and nodes is None and movetime is None:
+        raise ValueError("give a limit: depth, nodes or movetime (seconds)")
+    if not 1 <= multipv <= 256:
+        raise ValueError(f"multipv must be 1..256, not {multipv}")
+    limits: Dict[str, Any] = {"depth": int(depth or 0), "nodes": int(nodes or 0), "multipv": int(multipv)}
+    if movetime is not None:
+        ms = max(1, int(movetime * 1000))
+        limits.update(soft_ms=ms, hard_ms=ms)
+    return limits
+
+
+class Engine:
+    """A search engine in this process: ``analyse``, ``play``, ``stop``, ``close``."""
+
+    def __init__(self, hash_mb: int = 16, threads: int = 1, eval_file: Optional[str] = None) -> None:
+        from core_cy.core import Search
+
+        from fianchetto import network
+
+        problem = network.select_for_tool(eval_file)
+        if problem:
+            raise ValueError(problem)
+        path = network.resolve(eval_file or "")
+        self.wdl_model: WdlModel = model_for(path if eval_file != "none" else None)
+        self._search = Search(hash_mb=hash_mb, threads=threads)
+        self._lock = threading.Lock()
+
+    def analyse(self, board: Union[Board, chess.Board], *, depth: Optional[int] = None,
+                nodes: Optional[int] = None, movetime: Optional[float] = None, multipv: int = 1) -> Analysis:
+        """Search ``board`` within the limits (``movetime`` in seconds); the lines found,
+        best first. ValueError for an illegal or finished position or a bad limit."""
+        ours = as_board(board)
+        if not ours.legal_moves():
+            raise ValueError("the game is over: no legal move in this position")
+        limits = limits_for(depth, nodes, movetime, multipv)
+        final: Dict[int, SearchInfo] = {}
+
+        def on_info(raw: Dict[str, Any]) -> None:
+            event = event_from_core(raw)
+            if isinstance(event, SearchInfo) and event.bound is None and event.pv:
+                final[event.multipv or 1] = event
+
+        with self._lock:
+            self._search.go(ours, info=on_info, **limits)
+            nodes_done = int(self._search.nodes)
+        material = material_of_fen(ours.fen())
+        lines = [self._line(final[k], material) for k in sorted(final)]
+        if not lines:
+            raise RuntimeError("the search reported no line")
+        return Analysis(lines, nodes_done, bool(ours.turn), time_ms=max(e.time or 0 for e in final.values()))
+
+    def play(self, board: Union[Board, chess.Board], **limits: Any) -> str:
+        """The move to play (UCI), after a search within the limits."""
+        return self.analyse(board, **limits).best_move
+
+    def stop(self) -> None:
+        """End the running search (from any thread); it returns what it has found."""
+        self._search.stop()
+
+    def close(self) -> None:
+        """Free the hash table (the Engine cannot search afterwards)."""
+        with self._lock:
+            self._search = None
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _line(self, event: SearchInfo, material: int) -> Line:
+        score = event.score or Score.cp(0)
+        if score.is_mate:
+            shown, wdl = score, exact(1 if score.value > 0 else -1)
+        elif abs(score.value) >= PROVEN_CP:
+            shown, wdl = score, exact((score.value > 0) - (score.value < 0))
+        else:
+            shown = Score.cp(self.wdl_model.to_cp(score.value, material))
+            wdl = self.wdl_model.wdl(score.value, material)
+        return Line(list(event.pv), shown, wdl, event.depth, event.seldepth or event.depth, event.multipv or 1)
