@@ -286,3 +286,20 @@ def test_option_table_values():
     assert options.spec("ponder").parse("TRUE") is True
     with pytest.raises(OptionError):
         options.spec("Nope")
+
+
+def test_a_hash_size_that_does_not_fit_keeps_the_table_that_worked():
+    """Before the first isready as after it: the refused size changes nothing, and
+    the engine does not fall back to 1 MB."""
+    from support.cli import run_cli
+
+    for before in ("", "isready\n"):
+        done = run_cli([], input_text="uci\n" + before + "setoption name Hash value 65536\nisready\n"
+                                      "position startpos\ngo depth 3\nquit\n", timeout=60)
+        lines = done.stdout.splitlines()
+        refused = [l for l in lines if "cannot allocate 65536 MB" in l]
+        if not refused:
+            pytest.skip("this machine allocated 64 GB of hash")
+        assert refused[0].startswith("info string") and "keeping 16 MB" in refused[0]
+        assert not any("using 1 MB" in l for l in lines)
+        assert sum(l.startswith("bestmove ") for l in lines) == 1

@@ -258,12 +258,14 @@ class Engine:
         spec = self.options.spec(name)
         value: Value = spec.parse(text)
         if spec.name == "Hash":
+            # Allocated now, the search created if need be: a size that does not fit is
+            # refused here and the table that worked (or the default) stays.
             self.finish_search("Hash")
-            if self._search is not None:   # else it is created with the new size at isready / go
-                try:
-                    self._allocate_hash(int(value))  # type: ignore[arg-type]
-                except (MemoryError, ValueError, OverflowError) as exc:
-                    raise OptionError(f"cannot allocate {value} MB of hash: {exc}") from None
+            try:
+                self._allocate_hash(int(value))  # type: ignore[arg-type]
+            except (MemoryError, ValueError, OverflowError) as exc:
+                raise OptionError(f"cannot allocate {value} MB of hash ({exc}); "
+                                  f"keeping {self.options['Hash']} MB") from None
         elif spec.name == "Threads":
             self.finish_search("Threads")
             if self._search is not None:
