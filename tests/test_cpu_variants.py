@@ -38,18 +38,27 @@ def variant_module(name):
     return importlib.import_module(f"core_cy._core_{name}")
 
 
-def random_positions(module, count, seed=7):
-    """FENs along seeded random games (captures, promotions, castling, en passant)."""
-    rng = random.Random(seed)
-    fens = []
-    while len(fens) < count:
-        board = module.Board()
-        for _ in range(rng.randrange(10, 120)):
+def random_games(module, rng, games, shortest, longest):
+    """Seeded random games (captures, promotions, castling, en passant): for each,
+    the board after every move, the last one the game's end."""
+    for _ in range(games):
+        board, boards = module.Board(), []
+        for _ in range(rng.randrange(shortest, longest)):
             moves = board.legal_moves()
             if not moves:
                 break
             board.push(rng.choice(moves))
-            fens.append(board.fen())
+            boards.append(board.fen())
+        yield board, boards
+
+
+def random_positions(module, count, seed=7):
+    """FENs along seeded random games."""
+    fens = []
+    for _board, boards in random_games(module, random.Random(seed), count, 10, 120):
+        fens.extend(boards)
+        if len(fens) >= count:
+            break
     return fens[:count]
 
 
@@ -106,14 +115,7 @@ def test_every_variant_keeps_its_accumulators_equal_to_a_refresh(others):
         module = variant_module(name)
         module.load_network(data)
         try:
-            rng = random.Random(11)
-            for _ in range(20):
-                board = module.Board()
-                for _ in range(rng.randrange(20, 100)):
-                    moves = board.legal_moves()
-                    if not moves:
-                        break
-                    board.push(rng.choice(moves))
+            for board, _fens in random_games(module, random.Random(11), 20, 20, 100):
                 assert module.accumulator_mismatch(board) == -1, (name, board.fen())
         finally:
             module.unload_network()
