@@ -134,3 +134,18 @@ def test_datagen_command_line_resumes_and_lists(tmp_path):
     listing = subprocess.run(base + ["--list"], capture_output=True, text=True, timeout=60)
     assert "cli.fgame" in listing.stdout and "complete" in listing.stdout
     assert json.loads((tmp_path / manifest.NAME).read_text())["files"]["cli.fgame"]["positions"] >= 240
+
+
+def test_a_second_run_on_a_file_being_written_is_refused(tmp_path):
+    path = tmp_path / "busy.fgame"
+    first, _ = games.open_for_append(str(path))
+    try:
+        if sys.platform == "win32":
+            pytest.skip("no advisory file locks on Windows")
+        with pytest.raises(FileExistsError, match="another run"):
+            games.open_for_append(str(path))
+    finally:
+        first.close()
+    again, existing = games.open_for_append(str(path))        # free again once the first is closed
+    again.close()
+    assert existing == []

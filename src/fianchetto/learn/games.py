@@ -133,18 +133,37 @@ def read_games(path: str) -> List[Game]:
     return games
 
 
+def lock_exclusively(handle: BinaryIO, path: str) -> None:
+    """Hold the file for this process alone while it writes (released when the
+    process ends, however it ends): a second run on the same file is refused
+    instead of writing over the first's games. POSIX only; elsewhere no lock."""
+    try:
+        import fcntl
+    except ImportError:          # Windows: no advisory locks here
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise FileExistsError(f"{path} is being written by another run") from None
+
+
 def open_for_append(path: str) -> Tuple[BinaryIO, List[Game]]:
-    """Open a file to add games: a new file gets its header; an existing one is cut
-    back to its last complete game. Returns the handle and the games already there."""
-    if not os.path.exists(path) or os.path.getsize(path) == 0:
-        handle = open(path, "wb")
+    """Open a file to add games, for this process alone: a new file gets its header;
+    an existing one is cut back to its last complete game. Returns the handle and
+    the games already there."""
+    handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, 0o644), "r+b")
+    lock_exclusively(handle, path)
+    data = handle.read()
+    if not data:
         handle.write(header_bytes())
         handle.flush()
         return handle, []
-    with open(path, "rb") as existing:
-        data = existing.read()
-    games, end = scan(data, path)
-    handle = open(path, "r+b")
+    try:
+        games, end = scan(data, path)
+    except ValueError:
+        handle.close()
+        raise
     handle.truncate(end)
     handle.seek(end)
     return handle, games
