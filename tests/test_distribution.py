@@ -219,3 +219,26 @@ def uci_session(command: List[str], env: Dict[str, str], commands: List[str], un
         watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_wheel_holds_every_variant_and_picks_the_one_the_cpu_runs(artifacts, bare_venv):
+    """Both x86-64 variants and the CPU probe are in the wheel; the installed engine
+    loads the best one this CPU runs, and the baseline when told to or when the CPU
+    (as the test pretends) lacks AVX2."""
+    import zipfile
+
+    names = zipfile.ZipFile(artifacts["repaired"]).namelist()
+    modules = [name for name in names if name.endswith((".so", ".pyd"))]
+    built = {name.split("/")[-1].split(".")[0] for name in modules if name.startswith("core_cy/_core_")}
+    assert any(name.startswith("core_cy/cpu.") for name in modules)
+    import core_cy.core as core
+
+    if core.build_info()["arch"] == "x86-64":
+        assert built == {"_core_avx2", "_core_baseline"}, built
+    probe = "import core_cy.core as c; print(c.CPU_VARIANT)"
+    python = str(Path(bare_venv["PATH"]) / "python")
+    chosen = run([python, "-c", probe], env=bare_venv).stdout.strip()
+    assert chosen == core.CPU_VARIANT
+    forced = run([python, "-c", probe], env=dict(bare_venv, FIANCHETTO_CPU="avx2",
+                                                    FIANCHETTO_DISABLE_CPU_FEATURES="avx2"))
+    assert forced.stdout.strip() == "baseline" and "cannot run it" in forced.stderr
