@@ -35,13 +35,8 @@ def built_variants() -> List[variants.Variant]:
     present = {path.name[len("_core_"):-len(suffix)]
                for suffix in importlib.machinery.EXTENSION_SUFFIXES
                for path in folder.glob(f"_core_*{suffix}")}
-    found, seen = [], set()
     rows = variants.for_arch(variants.arch_of(platform.machine())) + (variants.NATIVE,)
-    for row in rows:
-        if row.name in present and row.name not in seen:
-            seen.add(row.name)
-            found.append(row)
-    return found
+    return [row for row in rows if row.name in present]
 
 
 def choose(forced: Optional[str], have: Tuple[str, ...],

@@ -45,33 +45,44 @@ cdef inline bint en_passant_is_legal(const Position* pos, Square f, Square ep) n
     cdef Bitboard them = pos.by_color[us ^ 1] ^ sq_bb(capsq)
     return (attackers_to(pos, ksq, occ) & them) == 0
 
-cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
-                             Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
+ctypedef struct PawnSets:
+    Bitboard single            # one step ahead, empty and in the target
+    Bitboard double            # two steps from the third rank
+    Bitboard west              # captures towards the a-file
+    Bitboard east              # captures towards the h-file
+    Bitboard last_rank         # where a pawn promotes
+    int up                     # the square step ahead: +8 for white, -8 for black
+
+cdef inline PawnSets unpinned_pawn_sets(const Position* pos, Bitboard target, Bitboard pinned) noexcept nogil:
+    """Where the side to move's unpinned pawns go, as bulk sets (the generator writes
+    them as moves, perft counts them)."""
+    cdef PawnSets p
     cdef Color us = pos.side
     cdef Bitboard empty = ~pos.by_type[0]
     cdef Bitboard enemies = pos.by_color[us ^ 1] & target
-    cdef Bitboard pawns = pieces(pos, us, PAWN)
-    cdef Bitboard free = pawns & ~pinned
-    cdef Bitboard last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
+    cdef Bitboard free = pieces(pos, us, PAWN) & ~pinned
     cdef Bitboard third_rank = RANK_BB[2] if us == WHITE else RANK_BB[5]
-    cdef int up = 8 if us == WHITE else -8
-    cdef Bitboard single, double, west, east
+    p.last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
+    p.up = 8 if us == WHITE else -8
+    p.single = shift_up(free, us) & empty
+    p.double = shift_up(p.single & third_rank, us) & empty & target
+    p.single &= target
+    p.west = shift_west(shift_up(free, us)) & enemies
+    p.east = shift_east(shift_up(free, us)) & enemies
+    return p
 
-    # Unpinned pawns, in bulk.
-    single = shift_up(free, us) & empty
-    double = shift_up(single & third_rank, us) & empty & target
-    single &= target
-    west = shift_west(shift_up(free, us)) & enemies
-    east = shift_east(shift_up(free, us)) & enemies
+cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
+                             Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
+    cdef PawnSets p = unpinned_pawn_sets(pos, target, pinned)
     if gen & GEN_CAPTURES:
-        n = add_pawn_moves(moves, n, west & ~last_rank, up - 1, False)
-        n = add_pawn_moves(moves, n, east & ~last_rank, up + 1, False)
-        n = add_pawn_moves(moves, n, west & last_rank, up - 1, True)
-        n = add_pawn_moves(moves, n, east & last_rank, up + 1, True)
-        n = add_pawn_moves(moves, n, single & last_rank, up, True)
+        n = add_pawn_moves(moves, n, p.west & ~p.last_rank, p.up - 1, False)
+        n = add_pawn_moves(moves, n, p.east & ~p.last_rank, p.up + 1, False)
+        n = add_pawn_moves(moves, n, p.west & p.last_rank, p.up - 1, True)
+        n = add_pawn_moves(moves, n, p.east & p.last_rank, p.up + 1, True)
+        n = add_pawn_moves(moves, n, p.single & p.last_rank, p.up, True)
     if gen & GEN_QUIETS:
-        n = add_pawn_moves(moves, n, single & ~last_rank, up, False)
-        n = add_pawn_moves(moves, n, double, up + up, False)
+        n = add_pawn_moves(moves, n, p.single & ~p.last_rank, p.up, False)
+        n = add_pawn_moves(moves, n, p.double, p.up + p.up, False)
     return generate_pinned_pawn_moves(pos, moves, n, gen, target, pinned, ksq)
 
 cdef int generate_pinned_pawn_moves(const Position* pos, Move* moves, int n, int gen,
@@ -229,21 +240,11 @@ cdef inline int count_pawn_moves(const Position* pos, Bitboard target, Bitboard 
     """How many moves generate_pawn_moves(GEN_ALL) writes: the unpinned pawns' sets
     are counted (a promotion is four moves), the rare rest is generated."""
     cdef Move scratch[MAX_MOVES]
-    cdef Color us = pos.side
-    cdef Bitboard empty = ~pos.by_type[0]
-    cdef Bitboard enemies = pos.by_color[us ^ 1] & target
-    cdef Bitboard free = pieces(pos, us, PAWN) & ~pinned
-    cdef Bitboard last_rank = RANK_BB[7] if us == WHITE else RANK_BB[0]
-    cdef Bitboard third_rank = RANK_BB[2] if us == WHITE else RANK_BB[5]
-    cdef Bitboard single = shift_up(free, us) & empty
-    cdef Bitboard double = shift_up(single & third_rank, us) & empty & target
-    cdef Bitboard west = shift_west(shift_up(free, us)) & enemies
-    cdef Bitboard east = shift_east(shift_up(free, us)) & enemies
-    single &= target
-    return (fc_popcount(west & ~last_rank) + fc_popcount(east & ~last_rank)
-            + fc_popcount(single & ~last_rank) + fc_popcount(double)
-            + 4 * (fc_popcount(west & last_rank) + fc_popcount(east & last_rank)
-                   + fc_popcount(single & last_rank))
+    cdef PawnSets p = unpinned_pawn_sets(pos, target, pinned)
+    return (fc_popcount(p.west & ~p.last_rank) + fc_popcount(p.east & ~p.last_rank)
+            + fc_popcount(p.single & ~p.last_rank) + fc_popcount(p.double)
+            + 4 * (fc_popcount(p.west & p.last_rank) + fc_popcount(p.east & p.last_rank)
+                   + fc_popcount(p.single & p.last_rank))
             + generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq))
 
 cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard pinned,

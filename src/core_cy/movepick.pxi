@@ -181,7 +181,7 @@ cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move t
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
     """Selection step: swap the best remaining move (the first of the highest score)
     to the front and return it."""
-    cdef int best = mp.index, i, tmp_score, top = mp.scores[mp.index]
+    cdef int best = mp.index, i, top = mp.scores[mp.index]
     cdef Move tmp
     for i in range(mp.index + 1, mp.count):
         if mp.scores[i] > top:

@@ -24,7 +24,7 @@ cdef enum:
 # the SEE margins are in SEE's own piece values. The constants below are the
 # ones no tuner should touch, grouped by rule.
 cdef enum:
-    ASPIRATION_MAX_DELTA = 1000 #   wider than this: search the full window
+    ASPIRATION_MAX_DELTA = 1000 # aspiration windows wider than this search the full window
     TB_STORE_DEPTH_BONUS = 6    # tablebase verdicts are stored this much deeper
     CHECK_EXTENSION_PLIES = 2   # check extension: only within this many times the root depth
     HISTORY_MAX = 16384         # history scores saturate here (each table)
@@ -481,18 +481,25 @@ cdef inline bint prunes_later_quiets(const Node* n, int move_count) noexcept nog
     return not n.in_check and depth <= FUTILITY_MAX_DEPTH \
         and n.eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= n.alpha
 
-cdef inline bint prune_move(SearchThread* t, const Node* n, MovePicker* mp, Move m, bint quiet,
-                            int move_count) noexcept nogil:
+cdef enum:
+    SEARCH_IT = 0               # prune_move's verdicts: search the move,
+    PRUNE_IT = 1                #   prune it,
+    PRUNE_LATER_QUIETS = 2      #   prune it and every later quiet that does not check
+
+cdef inline int prune_move(SearchThread* t, const Node* n, MovePicker* mp, Move m, bint quiet,
+                           int move_count) noexcept nogil:
     """Step 10: shallow-depth pruning of a move not worth searching."""
     cdef Position* pos = &t.pos
     cdef int depth = n.depth
     if quiet and not picker_gives_check(mp, pos, m):
         if prunes_later_quiets(n, move_count):
-            return True
+            return PRUNE_LATER_QUIETS
         # A quiet move that loses material by SEE.
-        return depth <= SEE_QUIET_MAX_DEPTH and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth)
+        return PRUNE_IT if depth <= SEE_QUIET_MAX_DEPTH \
+            and not see_ge(pos, m, -SEE_QUIET_MARGIN * depth * depth) else SEARCH_IT
     # A capture that loses material by SEE.
-    return not quiet and depth <= SEE_CAPTURE_MAX_DEPTH and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth)
+    return PRUNE_IT if not quiet and depth <= SEE_CAPTURE_MAX_DEPTH \
+        and not see_ge(pos, m, -SEE_CAPTURE_MARGIN * depth) else SEARCH_IT
 
 cdef inline int late_move_reduction(const Node* n, const MovePicker* mp, Move m, int move_count,
                                     bint checking, int history) noexcept nogil:
@@ -553,7 +560,7 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
     cdef MovePicker mp
     cdef Move m, best_move = MOVE_NONE
     cdef Move quiets_tried[MAX_QUIETS_TRIED]
-    cdef int quiet_count = 0, move_count = 0, score, ply = n.ply
+    cdef int quiet_count = 0, move_count = 0, score, ply = n.ply, verdict
     cdef bint quiet
     t.killers[ply + 1][0] = MOVE_NONE
     t.killers[ply + 1][1] = MOVE_NONE
@@ -569,13 +576,14 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
 
         # Step 10. Shallow-depth pruning, once a move has saved us from being mated
         # (and not in pawn endings, where the quiet moves are the whole game).
-        if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side) \
-                and prune_move(t, n, &mp, m, quiet, move_count):
+        if best > -VALUE_TB_WIN_IN_MAX_PLY and has_non_pawn_material(pos, pos.side):
+            verdict = prune_move(t, n, &mp, m, quiet, move_count)
             # Every later quiet that does not check would be pruned the same way:
             # count them as tried and go on to the bad captures (no selection scan).
-            if quiet and prunes_later_quiets(n, move_count):
+            if verdict == PRUNE_LATER_QUIETS:
                 move_count += picker_skip_quiets(&mp, pos)
-            continue
+            if verdict != SEARCH_IT:
+                continue
 
         # Steps 11 to 13. Extension, reductions, principal variation search.
         score = search_move(t, n, &mp, m, quiet, move_count)
