@@ -80,9 +80,11 @@ def engine_key(commit: str) -> str:
     return hashlib.sha1("\n".join(kept).encode()).hexdigest()[:12]
 
 
-def build(commit: str) -> Path:
-    """The fianchetto executable of `commit`, installed into its own venv (cached)."""
-    home = CACHE / "builds" / engine_key(commit)
+def build(commit: str, flavour: Optional[Dict[str, str]] = None, prefix: str = "") -> Path:
+    """The fianchetto executable of `commit`, installed into its own venv (cached).
+    `flavour` adds build variables (``{"FIANCHETTO_TUNE": "1"}``); `prefix` keeps such
+    a build apart from the default one (``tune-``)."""
+    home = CACHE / "builds" / f"{prefix}{engine_key(commit)}"
     exe = home / "venv" / "bin" / "fianchetto"
     if exe.exists():
         return exe
@@ -94,7 +96,8 @@ def build(commit: str) -> Path:
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
     subprocess.run([sys.executable, "-m", "venv", str(home / "venv")], check=True)
     print(f"building {commit[:12]} into {home}", flush=True)
-    subprocess.run([str(home / "venv" / "bin" / "pip"), "install", "-q", str(src)], check=True)
+    subprocess.run([str(home / "venv" / "bin" / "pip"), "install", "-q", str(src)], check=True,
+                   env=dict(os.environ, **(flavour or {})))
     return exe
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import subprocess
@@ -50,19 +49,7 @@ PATH_EVERY = 10          # iterations between two samples of theta's path
 
 def build_tune(commit: str) -> Path:
     """The tune build's executable of `commit`, installed into a venv of its own (cached)."""
-    home = sprt.CACHE / "builds" / f"tune-{sprt.engine_key(commit)}"
-    exe = home / "venv" / "bin" / "fianchetto"
-    if exe.exists():
-        return exe
-    src = home / "src"
-    src.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
-    subprocess.run([sys.executable, "-m", "venv", str(home / "venv")], check=True)
-    print(f"building the tune build of {commit[:12]} into {home}", flush=True)
-    subprocess.run([str(home / "venv" / "bin" / "pip"), "install", "-q", str(src)], check=True,
-                   env=dict(os.environ, FIANCHETTO_TUNE="1"))
-    return exe
+    return sprt.build(commit, flavour={"FIANCHETTO_TUNE": "1"}, prefix="tune-")
 
 
 def schedule(row: tunables.Tunable, iterations: int) -> Dict[str, float]:

@@ -19,15 +19,15 @@ Engine of a process evaluates with the same network.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import chess
 import chess.engine
 
 from fianchetto.board import Board
-from fianchetto.score import PROVEN_CP, Score, SearchInfo, event_from_core
-from fianchetto.wdl import WdlModel, exact, material_of_fen, model_for
+from fianchetto.score import Score, SearchInfo, event_from_core, normalised
+from fianchetto.wdl import WdlModel, material_of_fen, model_for
 
 
 @dataclass(frozen=True)
@@ -172,12 +172,5 @@ class Engine:
         self.close()
 
     def _line(self, event: SearchInfo, material: int) -> Line:
-        score = event.score or Score.cp(0)
-        if score.is_mate:
-            shown, wdl = score, exact(1 if score.value > 0 else -1)
-        elif abs(score.value) >= PROVEN_CP:
-            shown, wdl = score, exact((score.value > 0) - (score.value < 0))
-        else:
-            shown = Score.cp(self.wdl_model.to_cp(score.value, material))
-            wdl = self.wdl_model.wdl(score.value, material)
+        shown, wdl = normalised(event.score or Score.cp(0), self.wdl_model, material)
         return Line(list(event.pv), shown, wdl, event.depth, event.seldepth or event.depth, event.multipv or 1)

@@ -5,9 +5,10 @@ line: the version, Python and the platform, where the package and the compiled
 core were loaded from, which variant of the core runs (``avx2`` or
 ``baseline``, chosen for the CPU at import) and which are installed, how it was
 compiled (portable or native, optimised or checked, compiler, the CPU features
-it may use, which popcount, which network kernels), the CPU and its features, the default opening book and evaluation network it finds, and the
-Syzygy folders given with ``--syzygy`` (the engine itself starts with none: the
-GUI sets ``SyzygyPath``).
+it may use, which popcount, which network kernels), the CPU and its features,
+the default opening book and evaluation network it finds, and the Syzygy
+folders given with ``--syzygy`` (the engine itself starts with none: the GUI
+sets ``SyzygyPath``).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import os
 import platform
 import sys
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Tuple
+from typing import Callable, Iterator, Optional, Tuple
 
 from fianchetto.options import DEFAULT_NETWORK_NAME
 

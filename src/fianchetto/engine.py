@@ -32,10 +32,10 @@ from fianchetto.network import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
-from fianchetto.score import PROVEN_CP, CurrMove, Event, Score, SearchInfo, event_from_core
+from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core, normalised
 from fianchetto.timeman import NO_LIMITS, TimeLimits, TimeManager, plan_for_side
 from fianchetto.tuning import apply as apply_tunable, is_tunable, tunable_options
-from fianchetto.wdl import DEFAULT_MODEL, WdlModel, exact as exact_wdl, material_of_fen
+from fianchetto.wdl import DEFAULT_MODEL, WdlModel, material_of_fen
 
 
 class Listener(Protocol):
@@ -88,7 +88,8 @@ class _Job:
     Everything below ``lock`` is read and written under it.
     """
 
-    def __init__(self, params: GoParams, board: Board, manager: TimeManager, received_at: float) -> None:
+    def __init__(self, params: GoParams, board: Board, manager: TimeManager, received_at: float,
+                 wdl_model: WdlModel = DEFAULT_MODEL, show_wdl: bool = False) -> None:
         self.params = params
         self.board = board
         self.manager = manager
@@ -111,8 +112,8 @@ class _Job:
         self.tb_score_cp: Optional[int] = None
         #: What turns the search's scores into normalised centipawns and WDL.
         self.material = material_of_fen(board.fen())
-        self.wdl_model: WdlModel = DEFAULT_MODEL
-        self.show_wdl = False
+        self.wdl_model = wdl_model
+        self.show_wdl = show_wdl
 
     def reported(self, event: SearchInfo) -> SearchInfo:
         """``event`` with the tablebase score in place of a centipawn score, if any."""
@@ -124,17 +125,10 @@ class _Job:
         """``event`` as the GUI sees it: centipawns normalised by the WDL model (100 =
         a 50% chance to win at the root's material), and the WDL when asked for.
         Mates and tablebase verdicts keep their scores and get an exact WDL."""
-        score = event.score
-        if score is None:
+        if event.score is None:
             return event
-        if score.is_mate:
-            return dataclasses.replace(event, wdl=exact_wdl(1 if score.value > 0 else -1) if self.show_wdl else None)
-        if self.tb_score_cp is not None or abs(score.value) >= PROVEN_CP:
-            sign = (score.value > 0) - (score.value < 0)
-            return dataclasses.replace(event, wdl=exact_wdl(sign) if self.show_wdl else None)
-        shown = Score.cp(self.wdl_model.to_cp(score.value, self.material))
-        wdl = self.wdl_model.wdl(score.value, self.material) if self.show_wdl else None
-        return dataclasses.replace(event, score=shown, wdl=wdl)
+        shown, wdl = normalised(event.score, self.wdl_model, self.material, proven=self.tb_score_cp is not None)
+        return dataclasses.replace(event, score=shown, wdl=wdl if self.show_wdl else None)
 
     def worth_sending(self, event: SearchInfo) -> bool:
         """Skip a ``multipv 1`` line that repeats the last one sent (same score, bound
@@ -369,9 +363,8 @@ class Engine:
         manager = TimeManager(limits, adaptive=not params.movetime)
         if self.debug:
             self.listener.message(f"time limits soft {limits.soft_ms} ms hard {limits.hard_ms} ms")
-        job = _Job(params, board, manager, received_at)
-        job.wdl_model = self.evaluation.wdl_model()
-        job.show_wdl = bool(self.options["UCI_ShowWDL"])
+        job = _Job(params, board, manager, received_at, self.evaluation.wdl_model(),
+                   bool(self.options["UCI_ShowWDL"]))
         job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
         self._job = job
         job.thread.start()

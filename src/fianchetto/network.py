@@ -95,6 +95,8 @@ class EvaluationChoice:
 
     def __init__(self) -> None:
         self.loaded: Optional[str] = None     # the file whose network the core holds
+        self._wdl_key: Optional[str] = None   # the network whose WDL model _wdl is
+        self._wdl = None
 
     def load(self, eval_file: str) -> None:
         """Load the network ``eval_file`` names; :class:`NetworkError` if refused."""
@@ -120,7 +122,7 @@ class EvaluationChoice:
         from fianchetto import wdl
 
         key = self.loaded if core.network_active() else None
-        if getattr(self, "_wdl_key", "unset") != key:
+        if self._wdl is None or self._wdl_key != key:
             self._wdl_key, self._wdl = key, wdl.model_for(key)
         return self._wdl
 

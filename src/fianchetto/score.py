@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from core_cy.core import SCORE_MATE, SCORE_MATE_IN_MAX_PLY, SCORE_TB_WIN
+from fianchetto.wdl import WdlModel, exact
 
 #: A mate, compared with centipawn scores, counts as this many centipawns
 #: (minus its distance in moves).
@@ -78,6 +79,18 @@ class Score:
     def uci(self) -> str:
         """The score as UCI writes it after ``score``."""
         return f"{self.kind} {self.value}"
+
+
+def normalised(score: Score, model: WdlModel, material: int,
+               proven: bool = False) -> Tuple[Score, Tuple[int, int, int]]:
+    """A search score as people read it, with its win/draw/loss per mille: centipawns
+    normalised by the WDL model at ``material``, or, for a mate or a proven result (a
+    tablebase score, or ``proven``), the score as it is and an exact WDL."""
+    if score.is_mate:
+        return score, exact(1 if score.value > 0 else -1)
+    if proven or abs(score.value) >= PROVEN_CP:
+        return score, exact((score.value > 0) - (score.value < 0))
+    return Score.cp(model.to_cp(score.value, material)), model.wdl(score.value, material)
 
 
 @dataclass

@@ -400,10 +400,10 @@ class UciLoop:
         if core.network_hidden():
             score = core.evaluate_network(board)
             white = score if board.turn else -score
-            model = self.engine.evaluation.wdl_model()
-            shown = model.to_cp(white, material_of_fen(board.fen()))
+            model, material = self.engine.evaluation.wdl_model(), material_of_fen(board.fen())
+            shown = model.to_cp(white, material)
             self.emit(f"NNUE evaluation: {shown / 100:+.2f} (white side; {white / 100:+.2f} in the network's "
-                      f"units, {model.a_b(material_of_fen(board.fen()))[0]:.0f} of them a pawn here)")
+                      f"units, {model.a_b(material)[0]:.0f} of them a pawn here)")
         self.emit(f"Search uses: {self.engine.evaluation.describe()}")
 
     def cmd_bench(self, args: List[str]) -> None:

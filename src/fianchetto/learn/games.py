@@ -29,7 +29,7 @@ import os
 import struct
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, List, Optional, Tuple
+from typing import BinaryIO, List, Optional, Tuple
 
 MAGIC = b"FIANGAME"
 VERSION = 1
@@ -38,6 +38,7 @@ HEADER = struct.Struct("<8sII")
 GAME_HEADER = struct.Struct("<BBHH")
 DISCARDED = 255
 FLAG_CHESS960 = 1
+UNSCORED = -32768             # the score of a random opening ply
 
 #: Filters applied when games are read, unless told otherwise.
 DEFAULT_SKIP_PLIES = 8        # scored plies at the start of each game left out
@@ -59,8 +60,13 @@ class Game:
 
     def scored_plies(self) -> int:
         """Plies with a search score (the positions the game holds)."""
-        scores = struct.unpack_from(f"<{self.ply_count * 2}h", self.plies)[1::2]
-        return sum(1 for score in scores if score != -32768)
+        return count_scored(self.plies, 0, self.ply_count)
+
+
+def count_scored(data: bytes, offset: int, ply_count: int) -> int:
+    """How many of the `ply_count` plies at `offset` in `data` have a search score."""
+    scores = struct.unpack_from(f"<{ply_count * 2}h", data, offset)[1::2]
+    return sum(1 for score in scores if score != UNSCORED)
 
 
 def header_bytes() -> bytes:
@@ -81,11 +87,7 @@ def encode_game(game: Game) -> bytes:
 def scored_in(record: bytes) -> int:
     """Scored plies of one encoded game record (0 for a discarded game)."""
     result, _flags, fen_length, ply_count = GAME_HEADER.unpack_from(record, 0)
-    if result == DISCARDED:
-        return 0
-    start = GAME_HEADER.size + fen_length
-    scores = struct.unpack_from(f"<{ply_count * 2}h", record, start)[1::2]
-    return sum(1 for score in scores if score != -32768)
+    return 0 if result == DISCARDED else count_scored(record, GAME_HEADER.size + fen_length, ply_count)
 
 
 def check_header(head: bytes, path: str) -> None:
@@ -122,14 +124,18 @@ def scan(data: bytes, path: str) -> Tuple[List[Game], int]:
     return games, at
 
 
-def read_games(path: str) -> List[Game]:
-    """Every game of a file; ValueError when the file ends inside a game."""
+def read_games(path: str, partial_end: bool = False) -> List[Game]:
+    """Every complete game of a file. A partial game at the end (the file is being
+    written, or its run was killed) raises ValueError, or with ``partial_end`` is
+    left out with a note on stderr."""
     with open(path, "rb") as handle:
         data = handle.read()
     games, end = scan(data, path)
-    if end != len(data):
+    if end != len(data) and not partial_end:
         raise ValueError(f"{path}: {len(data) - end} bytes of a partial game at the end "
                          "(an interrupted run: `fianchetto datagen --resume` repairs it)")
+    if end != len(data):
+        print(f"{path}: leaving out a partial game at the end ({len(data) - end} bytes)", file=sys.stderr)
     return games
 
 
@@ -183,12 +189,7 @@ def file_records(path: str, skip_plies: int = DEFAULT_SKIP_PLIES, max_score: int
     """The FIANDATA records of every complete game of a file, filtered, concatenated.
     A partial game at the end (the file is being written, or its run was killed) is
     left out with a note on stderr; anything else wrong raises ValueError."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    stored, end = scan(data, path)
-    if end != len(data):
-        print(f"{path}: leaving out a partial game at the end ({len(data) - end} bytes)", file=sys.stderr)
-    return b"".join(game_records(game, skip_plies, max_score) for game in stored)
+    return b"".join(game_records(game, skip_plies, max_score) for game in read_games(path, partial_end=True))
 
 
 def is_game_file(path: str) -> bool:
@@ -198,8 +199,3 @@ def is_game_file(path: str) -> bool:
     except OSError:
         return False
 
-
-def iter_positions(path: str) -> Iterator[int]:
-    """Scored plies per game (for statistics and the manifest)."""
-    for game in read_games(path):
-        yield game.scored_plies() if game.result is not None else 0

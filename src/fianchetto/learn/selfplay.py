@@ -94,6 +94,15 @@ class Progress:
     discarded: int = 0
     results: List[int] = field(default_factory=lambda: [0, 0, 0])
 
+    def add_game(self, result: Optional[int], positions: int) -> None:
+        """Count a game written: white's result (None: discarded) and its positions."""
+        if result is None:
+            self.discarded += 1
+            return
+        self.positions += positions
+        self.games += 1
+        self.results[result] += 1
+
     def line(self) -> str:
         elapsed = max(time.monotonic() - self.started, 1e-9)
         rate = (self.positions - self.resumed) / elapsed
@@ -135,15 +144,9 @@ class GameQueue:
 
     def _write(self, records: bytes, result: Optional[int]) -> None:
         progress = self.progress
-        if result is None:
-            progress.discarded += 1
-            return
-        room = (progress.target - progress.positions) * DATA_RECORD_BYTES
-        chunk = records[:room]
+        chunk = b"" if result is None else records[:(progress.target - progress.positions) * DATA_RECORD_BYTES]
         self.out.write(chunk)
-        progress.positions += len(chunk) // DATA_RECORD_BYTES
-        progress.games += 1
-        progress.results[result] += 1
+        progress.add_game(result, len(chunk) // DATA_RECORD_BYTES)
 
 
 class WholeGameQueue(GameQueue):
@@ -153,15 +156,9 @@ class WholeGameQueue(GameQueue):
     def _write(self, payload: bytes, result: Optional[int]) -> None:
         from fianchetto.learn import games
 
-        progress = self.progress
         self.out.write(payload)
         self.out.flush()
-        if result is None:
-            progress.discarded += 1
-            return
-        progress.positions += games.scored_in(payload)
-        progress.games += 1
-        progress.results[result] += 1
+        self.progress.add_game(result, games.scored_in(payload))
 
 
 def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
@@ -263,12 +260,7 @@ def generate_games(path: str, positions: int, settings: GameSettings, threads: i
     out, existing = games.open_for_append(path)
     progress = Progress(target=positions)
     for game in existing:
-        if game.result is None:
-            progress.discarded += 1
-        else:
-            progress.games += 1
-            progress.positions += game.scored_plies()
-            progress.results[game.result] += 1
+        progress.add_game(game.result, game.scored_plies())
     progress.resumed = progress.positions
     started = time.monotonic()
     last = [started]
