@@ -108,6 +108,76 @@ def test_long_game_push_pop_roundtrip():
 
 
 # ---------------------------------------------------------------------------
+# The fast path: moves read without the generator, listed moves trusted
+# ---------------------------------------------------------------------------
+PINS_AND_CHECKS = [
+    "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",            # the d2 pawn pinned by a bishop
+    "4k3/4r3/8/8/8/8/4P3/4K3 w - - 0 1",            # a pawn pinned on the file may push
+    "4k3/8/8/8/8/5n2/3P1P2/4K3 w - - 0 1",          # knight check: only a capture or a king move
+    "4k3/8/8/1b6/8/8/3P4/4K2R w K - 0 1",           # bishop check: block with the pawn
+    "4k3/8/8/8/8/8/1p6/R3K3 b - - 0 1",             # promotion by push and by capture
+    "4k3/8/8/2pP4/8/8/8/4K3 w - c6 0 2",            # en passant
+    "4k3/8/8/8/8/8/8/r3K2R w K - 0 1",              # attacked squares around the king
+]
+
+
+@pytest.mark.parametrize("fen,chess960", ROUNDTRIP_POSITIONS
+                         + [pytest.param(fen, False, id=f"pins-checks-{i}")
+                            for i, fen in enumerate(PINS_AND_CHECKS)])
+def test_move_validator_agrees_with_the_generator_on_every_16_bit_value(fen, chess960):
+    """is_legal_move (which push uses, and the search for hash moves) accepts exactly
+    the generated moves, whatever the 16 bits say."""
+    board = Board(fen, chess960=chess960)
+    assert board._validator_disagreements() == []
+    for move in board.legal_moves()[:6]:
+        board.push(move)
+        assert board._validator_disagreements() == [], f"{fen} after {move}"
+        board.pop()
+
+
+def test_a_listed_move_is_not_trusted_in_another_position_at_the_same_ply():
+    board = Board()
+    for move in ("e2e4", "f7f5", "a2a3"):
+        board.push(move)
+    assert "a7a6" in board.legal_moves()           # listed at ply 3
+    board.pop()
+    board.push("d1h5")                             # check: a7a6 is now illegal at ply 3
+    with pytest.raises(ValueError, match="illegal"):
+        board.push("a7a6")
+    assert board.move_stack == ["e2e4", "f7f5", "d1h5"]
+    board.push("g7g6")
+    assert board.fen().startswith("rnbqkbnr/ppppp2p/6p1/5p1Q/4P3")
+
+
+def test_a_listed_move_is_not_trusted_after_the_fen_changes():
+    board = Board()
+    assert "e2e4" in board.legal_moves()
+    board.set_fen("4k3/8/8/8/8/8/4P3/4K2r w - - 0 1")   # in check from h1
+    with pytest.raises(ValueError, match="illegal"):
+        board.push("e2e4")
+    board.push("e1d2")
+    assert board.move_stack == ["e1d2"]
+
+
+def test_listed_and_unlisted_moves_push_alike():
+    listed, unlisted = Board(KIWIPETE_FEN), Board(KIWIPETE_FEN)
+    for move in listed.legal_moves():
+        listed.push(move)
+        unlisted.push(move)
+        assert engine_state(listed) == engine_state(unlisted), move
+        assert listed.pop() == unlisted.pop() == move
+
+
+def test_a_str_subclass_is_a_move_too():
+    class Text(str):
+        pass
+
+    board = Board()
+    board.push(Text("e2e4"))
+    assert board.move_stack == ["e2e4"]
+
+
+# ---------------------------------------------------------------------------
 # Bad moves
 # ---------------------------------------------------------------------------
 MALFORMED = ["", "e2", "e2e", "e2e4e", "e2e9", "i2i4", "e0e4", "E2E4", "e2-e4", "e2e4x", "e7e8k", "e7e8p", "e2e4qq", "Nf3", "O-O", "\x00", "e2e4\x00"]

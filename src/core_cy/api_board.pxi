@@ -17,24 +17,80 @@ cdef str move_to_uci(const Position* pos, Move m, bint chess960):
     return move_text(m, pos.side, chess960)
 
 
+# Every UCI text is built once and kept: index from | to << 6 | promotion slot << 12
+# (0 none, 1-4 knight..queen). Moves cross into Python as these shared strings.
+cdef PyObject* UCI_TEXTS[5 * 4096]
+
+
 cdef str move_text(Move m, Color mover, bint chess960):
     """UCI text of a move by `mover`. Castling is written king-to-destination only for
     a standard set-up outside Chess960 mode, king-takes-rook otherwise."""
     cdef Square f = move_from(m), t = move_to(m)
+    cdef int slot = 0, index
     if move_kind(m) == MK_CASTLING and not chess960 and file_of(f) == STANDARD_KING_FILE \
             and (file_of(t) == 0 or file_of(t) == 7):
         t = castling_king_to(mover, t > f)
-    text = square_name(f) + square_name(t)
-    if move_kind(m) == MK_PROMOTION:
-        text += PROMOTION_LETTERS[promotion_type(m) - KNIGHT]
-    return text
+    elif move_kind(m) == MK_PROMOTION:
+        slot = promotion_type(m) - KNIGHT + 1
+    index = f | t << 6 | slot << 12
+    if UCI_TEXTS[index] == NULL:
+        text = square_name(f) + square_name(t) + ("" if slot == 0 else PROMOTION_LETTERS[slot - 1])
+        Py_INCREF(text)
+        UCI_TEXTS[index] = <PyObject*>text
+    return <str>UCI_TEXTS[index]
+
+
+cdef inline int text_square(str text, Py_ssize_t at) noexcept:
+    """The square written at text[at:at + 2] (the caller checks the length), or -1."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef int file = <int>PyUnicode_READ(kind, data, at) - 97
+    cdef int rank = <int>PyUnicode_READ(kind, data, at + 1) - 49
+    if file < 0 or file > 7 or rank < 0 or rank > 7:       # 'a'..'h', '1'..'8'
+        return -1
+    return file + 8 * rank
+
+
+cdef inline int promotion_letter_type(Py_UCS4 letter):
+    if letter == u'q':
+        return QUEEN
+    if letter == u'n':
+        return KNIGHT
+    if letter == u'r':
+        return ROOK
+    return BISHOP if letter == u'b' else 0
+
+
+cdef Move read_plain_move(const Position* pos, str text):
+    """The legal non-castling, non-en-passant move written `text`, or 0: the common
+    case, read without generating the moves."""
+    cdef Py_ssize_t n = len(text)
+    cdef int f, t, promotion = 0
+    cdef Move m
+    if n != 4 and n != 5:
+        return MOVE_NONE
+    f = text_square(text, 0)
+    t = text_square(text, 2)
+    if f < 0 or t < 0:
+        return MOVE_NONE
+    if n == 5:
+        promotion = promotion_letter_type(text[4])
+        if promotion == 0:
+            return MOVE_NONE
+        m = make_promotion(f, t, promotion)
+    else:
+        m = make_move(f, t)
+    return m if is_legal_move(pos, m) else MOVE_NONE
 
 
 cdef Move parse_uci_move(const Position* pos, str text, bint chess960) except? 0:
     """The legal move written `text`, or 0. Castling is accepted in both spellings."""
     cdef Move moves[MAX_MOVES]
-    cdef int n = generate_legal(pos, moves, GEN_ALL), i
-    cdef Move alternative = MOVE_NONE
+    cdef int n, i
+    cdef Move alternative = read_plain_move(pos, text)
+    if alternative != MOVE_NONE:
+        return alternative
+    n = generate_legal(pos, moves, GEN_ALL)
     for i in range(n):
         if move_to_uci(pos, moves[i], chess960) == text:
             return moves[i]
@@ -50,6 +106,34 @@ cdef bint castling_spellings(const Position* pos, Move m, str text):
                     square_name(f) + square_name(castling_king_to(pos.side, t > f)))
 
 
+# The plain moves (not castling, en passant or promotion) that legal_moves() listed
+# at recent plies, by from-square: push() plays a listed move without checking its
+# legality again. A slot belongs to the position with its key at its ply.
+cdef enum:
+    LISTED_PLIES = 64
+
+ctypedef struct ListedMoves:
+    uint64_t key
+    int st_index            # -1: empty
+    Bitboard targets[64]
+
+
+cdef inline Move listed_move(const ListedMoves* listed, const Position* pos, str text) noexcept:
+    """The plain move written `text` if legal_moves() listed it at this ply, else 0."""
+    cdef const ListedMoves* slot
+    cdef int f, t
+    if listed == NULL or len(text) != 4:
+        return MOVE_NONE
+    slot = &listed[pos.st_index & (LISTED_PLIES - 1)]
+    if slot.st_index != pos.st_index or slot.key != pos.st.key:
+        return MOVE_NONE
+    f = text_square(text, 0)
+    t = text_square(text, 2)
+    if f < 0 or t < 0 or not (slot.targets[f] & sq_bb(t)):
+        return MOVE_NONE
+    return make_move(f, t)
+
+
 cdef class Board:
     """A chess position with its move history.
 
@@ -58,8 +142,8 @@ cdef class Board:
     e1g1 in standard chess and king-takes-rook (e1h1) in Chess960 mode; both are
     accepted on input.
     """
-    cdef Position pos
-    cdef list _moves          # Move values pushed since the FEN
+    cdef Position pos         # the moves pushed since the FEN are states[1..st_index].move
+    cdef ListedMoves* listed  # LISTED_PLIES slots, allocated by the first legal_moves()
 
     def __cinit__(self, *args, **kwargs):
         self.pos.states = <StateInfo*>malloc(sizeof(StateInfo) * DEFAULT_STATE_CAPACITY)
@@ -67,10 +151,10 @@ cdef class Board:
             raise MemoryError()
         self.pos.st_capacity = DEFAULT_STATE_CAPACITY
         clear_position(&self.pos)
-        self._moves = []
 
     def __dealloc__(self):
         free(self.pos.states)
+        free(self.listed)
 
     def __init__(self, fen=None, chess960=False):
         self.set_fen(START_FEN if fen is None else fen, chess960)
@@ -100,7 +184,6 @@ cdef class Board:
         cdef Board trial = Board.__new__(Board)
         set_position_from_fen(&trial.pos, fen, c960)
         self._copy_from(trial)
-        self._moves = []
 
     cdef void _copy_from(self, Board other) except *:
         cdef StateInfo* states = self.pos.states
@@ -112,7 +195,6 @@ cdef class Board:
             free(self.pos.states)
             capacity = other.pos.st_capacity
         copy_position_into(&self.pos, &other.pos, states, capacity)
-        self._moves = list(other._moves)
 
     def fen(self, shredder=False):
         """FEN text; en passant shown only when a legal capture exists."""
@@ -157,7 +239,7 @@ cdef class Board:
     @property
     def move_stack(self):
         """Moves pushed since the FEN, as UCI text."""
-        return [self._history_uci(i) for i in range(len(self._moves))]
+        return [self._history_uci(i) for i in range(self.pos.st_index)]
 
     @property
     def halfmove_clock(self):
@@ -167,17 +249,42 @@ cdef class Board:
     def fullmove_number(self):
         return 1 + self.pos.game_ply // 2
 
-    def _history_uci(self, int i):
-        cdef Move m = self._moves[i]
-        cdef int back = len(self._moves) - i
-        return move_text(m, self.pos.side ^ (back & 1), self.pos.chess960)
+    cdef str _history_uci(self, int i):
+        """UCI text of the i-th move pushed (0-based)."""
+        cdef int back = self.pos.st_index - i
+        return move_text(self.pos.states[i + 1].move, self.pos.side ^ (back & 1), self.pos.chess960)
 
     # --- moves ------------------------------------------------------------------
+    @cython.always_allow_keywords(False)
     def legal_moves(self):
         """Legal moves as UCI strings."""
         cdef Move moves[MAX_MOVES]
-        cdef int n = generate_legal(&self.pos, moves, GEN_ALL)
-        return [move_to_uci(&self.pos, moves[i], self.pos.chess960) for i in range(n)]
+        cdef int n = generate_legal(&self.pos, moves, GEN_ALL), i
+        cdef list texts = PyList_New(n)
+        cdef str text
+        self._remember_listed(moves, n)
+        for i in range(n):
+            text = move_text(moves[i], self.pos.side, self.pos.chess960)
+            Py_INCREF(text)
+            PyList_SET_ITEM(texts, i, text)
+        return texts
+
+    cdef void _remember_listed(self, const Move* moves, int n) except *:
+        cdef ListedMoves* slot
+        cdef int i
+        if self.listed == NULL:
+            self.listed = <ListedMoves*>malloc(sizeof(ListedMoves) * LISTED_PLIES)
+            if self.listed == NULL:
+                raise MemoryError()
+            for i in range(LISTED_PLIES):
+                self.listed[i].st_index = -1
+        slot = &self.listed[self.pos.st_index & (LISTED_PLIES - 1)]
+        memset(slot.targets, 0, sizeof(slot.targets))
+        for i in range(n):
+            if move_kind(moves[i]) == MK_NORMAL:
+                slot.targets[move_from(moves[i])] |= sq_bb(move_to(moves[i]))
+        slot.key = self.pos.st.key
+        slot.st_index = self.pos.st_index
 
     def checking_moves(self):
         """The legal moves that give check, as UCI strings, by the test the search uses."""
@@ -188,30 +295,42 @@ cdef class Board:
         return [move_to_uci(&self.pos, moves[i], self.pos.chess960) for i in range(n)
                 if gives_check_with(&self.pos, &ci, moves[i])]
 
+    def _validator_disagreements(self):
+        """16-bit move values on which is_legal_move and the generator disagree (tests)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_legal(&self.pos, moves, GEN_ALL), v
+        generated = {moves[i] for i in range(n)}
+        return [v for v in range(65536) if bool(is_legal_move(&self.pos, <Move>v)) != (v in generated)]
+
     def is_legal(self, uci):
         return isinstance(uci, str) and parse_uci_move(&self.pos, uci, self.pos.chess960) != MOVE_NONE
 
+    @cython.always_allow_keywords(False)        # one positional argument: the fastest call
     def push(self, uci):
         """Play a move given in UCI text; ValueError if it is malformed or illegal."""
         if not isinstance(uci, str):
             raise ValueError("a move must be a string")
-        cdef Move m = parse_uci_move(&self.pos, uci, self.pos.chess960)
+        cdef str text = uci if type(uci) is str else str(uci)
+        cdef Move m = listed_move(self.listed, &self.pos, text)
+        if m == MOVE_NONE:
+            m = parse_uci_move(&self.pos, text, self.pos.chess960)
         if m == MOVE_NONE:
             if len(uci) not in (4, 5) or parse_square(uci[:2]) < 0 or parse_square(uci[2:4]) < 0 \
                     or (len(uci) == 5 and uci[4] not in PROMOTION_LETTERS):
                 raise ValueError(f"malformed move {uci[:20]!r}")
             raise ValueError(f"illegal move {uci!r} in {self.fen()}")
-        self._reserve(1)
+        if self.pos.st_index + 1 >= self.pos.st_capacity:
+            self._reserve(1)
         do_move(&self.pos, m)
-        self._moves.append(m)
 
+    @cython.always_allow_keywords(False)
     def pop(self):
         """Undo the last move and return it as UCI text."""
-        if not self._moves:
+        if self.pos.st_index == 0:
             raise IndexError("pop from a board without moves")
-        cdef Move m = self._moves.pop()
+        cdef Move m = self.pos.st.move
         undo_move(&self.pos, m)
-        return move_to_uci(&self.pos, m, self.pos.chess960)
+        return move_text(m, self.pos.side, self.pos.chess960)
 
     def is_check(self):
         return self.pos.st.checkers != 0

@@ -125,17 +125,17 @@ def accumulator_mismatch(Board board):
     cdef Accumulator* accs = NULL
     cdef Accumulator fresh
     cdef int capacity = 0, i, bad = -1
-    cdef int count = len(board._moves)
+    cdef int count = board.pos.st_index
     if NET.ft_weights == NULL:
         raise ValueError("no network loaded")
-    for i in range(count - 1, -1, -1):
-        undo_move(&replay.pos, <Move>board._moves[i])
+    for i in range(count, 0, -1):
+        undo_move(&replay.pos, board.pos.states[i].move)
     if not attach_accumulators(&replay.pos, &accs, &capacity):
         raise MemoryError()
     try:
         current_accumulator(&replay.pos)
         for i in range(count):
-            do_move(&replay.pos, <Move>board._moves[i])
+            do_move(&replay.pos, board.pos.states[i + 1].move)
             accumulator_refresh(&replay.pos, &fresh)
             if not accumulators_equal(current_accumulator(&replay.pos), &fresh):
                 bad = i

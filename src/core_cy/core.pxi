@@ -29,6 +29,11 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log
 from libc.string cimport memset, memcpy, memcmp
 from core_cy.types cimport *
+cimport cython
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA
 
 import threading
 

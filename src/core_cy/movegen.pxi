@@ -294,6 +294,23 @@ cdef int count_legal(const Position* pos) noexcept nogil:
 
 # --- validating a move from elsewhere (TT, killers) ---------------------------------
 
+cdef inline bint pawn_move_fits(const Position* pos, Color us, Square f, Square t,
+                                bint promotion) noexcept nogil:
+    """Does a pawn on f reach t by a push, a double push or a capture (not en passant),
+    promoting exactly when t is on the last rank? Pins and checks are not looked at."""
+    cdef Bitboard to_bb = sq_bb(t)
+    cdef int up = 8 if us == WHITE else -8
+    if promotion != ((to_bb & (RANK_BB[0] | RANK_BB[7])) != 0):
+        return False
+    if PAWN_ATTACKS[us][f] & to_bb:
+        return (pos.by_color[us ^ 1] & to_bb) != 0
+    if pos.by_type[0] & to_bb:
+        return False
+    if t == f + up:
+        return True
+    return t == f + 2 * up and relative_rank(us, f) == 1 and not (pos.by_type[0] & sq_bb(f + up))
+
+
 cdef bint is_legal_move(const Position* pos, Move m) noexcept nogil:
     """Is m a legal move here? Safe for any 16-bit value."""
     cdef Move moves[MAX_MOVES]
@@ -306,19 +323,20 @@ cdef bint is_legal_move(const Position* pos, Move m) noexcept nogil:
         return False
     if kind == MK_NORMAL and (m >> 12) & 3:
         return False
-    if kind != MK_NORMAL or type_of(pc) == PAWN:
-        # Rare kinds and pawns: compare with the generator.
+    if kind == MK_EN_PASSANT or kind == MK_CASTLING or (kind == MK_PROMOTION and type_of(pc) != PAWN):
+        # Rare kinds: compare with the generator.
         n = generate_legal(pos, moves, GEN_ALL)
         for i in range(n):
             if moves[i] == m:
                 return True
         return False
-    if pos.by_color[us] & sq_bb(t):
-        return False
     occ = pos.by_type[0]
-    if not (piece_attacks(type_of(pc), f, occ) & sq_bb(t)):
+    if type_of(pc) == PAWN:
+        if not pawn_move_fits(pos, us, f, t, kind == MK_PROMOTION):
+            return False
+    elif pos.by_color[us] & sq_bb(t) or not (piece_attacks(type_of(pc), f, occ) & sq_bb(t)):
         return False
-    if type_of(pc) == KING:
+    elif type_of(pc) == KING:
         return not attacked_by(pos, t, us ^ 1, occ ^ sq_bb(f))
     ksq = king_square(pos, us)
     if pos.st.checkers:
