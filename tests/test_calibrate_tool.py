@@ -34,3 +34,30 @@ def test_both_engines_are_limited_to_the_level():
     command = calibrate.level_command(args, 2000, Path("x.pgn"))
     assert command.count("option.UCI_Elo=2000") == 2 and command.count("option.UCI_LimitStrength=true") == 2
     assert command[command.index("-rounds") + 1] == "30"
+
+
+def test_the_elo_difference_comes_from_the_score():
+    assert abs(calibrate.elo_difference(SUMMARY) - (-34.9)) < 0.5        # 45%
+    whitewash = "Games: 10, Wins: 10, Losses: 0, Draws: 0, Points: 10.0 (100.00 %)\n"
+    assert 600 < calibrate.elo_difference(whitewash) < 700               # clamped at 98%
+    assert calibrate.elo_difference("no summary") is None
+
+
+def test_a_fit_moves_the_measured_levels_and_adds_missing_anchors():
+    strength = calibrate.strength
+    first = strength.ANCHORS[1]
+    top, anchors = calibrate.fitted_table({first.elo: 200.0, 1750: -100.0}, full_strength=2550.4)
+    by_elo = {a.elo: a for a in anchors}
+    assert top == 2550
+    assert by_elo[first.elo].nodes < first.nodes                          # too strong: fewer nodes
+    assert by_elo[1750].nodes > strength.node_budget(1750)                # too weak: more
+    untouched = [a for a in strength.ANCHORS if a.elo != first.elo]
+    assert all(by_elo[a.elo] == a for a in untouched)
+    assert [a.elo for a in anchors] == sorted(by_elo)
+
+
+def test_full_strength_plays_without_the_limit():
+    args = argparse.Namespace(fastchess="fastchess", engine="fianchetto", stockfish="stockfish", tc="10+0.1",
+                              openings="o.epd", games=20, concurrency=2)
+    command = calibrate.level_command(args, 2400, Path("x.pgn"), full_strength=True)
+    assert command.count("option.UCI_Elo=2400") == 1

@@ -21,7 +21,7 @@ def picks(scores, elo, draws=3000, seed=7):
 
 
 def test_budget_and_noise_follow_the_rating():
-    elos = range(strength.MIN_ELO, strength.MAX_ELO + 1, 100)
+    elos = range(strength.MIN_ELO, strength.MAX_ELO, 100)
     budgets = [strength.node_budget(e) for e in elos]
     noises = [strength.noise_cp(e) for e in elos]
     assert budgets == sorted(budgets) and budgets[0] < budgets[-1]
@@ -29,6 +29,58 @@ def test_budget_and_noise_follow_the_rating():
     # out-of-range ratings are clamped, never extrapolated
     assert strength.node_budget(0) == strength.node_budget(strength.MIN_ELO)
     assert strength.noise_cp(10_000) == strength.noise_cp(strength.MAX_ELO)
+
+
+def test_the_table_is_interpolated_between_its_anchors():
+    for anchor in strength.ANCHORS:
+        assert strength.node_budget(anchor.elo) == anchor.nodes
+        assert strength.candidates(anchor.elo) == anchor.candidates
+        assert strength.noise_cp(anchor.elo) == anchor.noise_cp
+    low, high = strength.ANCHORS[0], strength.ANCHORS[1]
+    middle = (low.elo + high.elo) // 2
+    geometric = (low.nodes * high.nodes) ** 0.5
+    assert abs(strength.node_budget(middle) - geometric) < 0.02 * geometric
+    assert strength.node_budget(strength.MAX_ELO) == 0          # full strength: no budget
+    # past the last anchor the budget keeps growing at the last step's rate
+    last = strength.ANCHORS[-1]
+    assert last.nodes < strength.node_budget(last.elo + 50) < strength.node_budget(last.elo + 90)
+
+
+def test_skill_level_maps_onto_the_same_ratings():
+    assert strength.skill_to_elo(0) == strength.MIN_ELO
+    assert strength.skill_to_elo(20) == strength.MAX_ELO
+    ratings = [strength.skill_to_elo(level) for level in range(21)]
+    assert ratings == sorted(ratings) and len(set(ratings)) == 21
+    assert strength.limited_elo(False, 1500, 20) is None                  # nothing set: full strength
+    assert strength.limited_elo(False, 1500, 0) == strength.MIN_ELO
+    assert strength.limited_elo(True, 1800, 0) == 1800                    # UCI_LimitStrength wins
+    assert strength.limited_elo(True, strength.MAX_ELO, 5) is None        # the top is full strength
+
+
+def test_a_broken_table_is_refused(tmp_path):
+    path = tmp_path / "strength.json"
+    path.write_text('{"full_strength_elo": 1200, "anchors": [{"elo": 1000, "nodes": 5, '
+                    '"candidates": 1, "noise_cp": 0}, {"elo": 1500, "nodes": 9, "candidates": 1, "noise_cp": 0}]}')
+    with pytest.raises(ValueError, match="anchors"):
+        strength.load_table(path)
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not a strength table"):
+        strength.load_table(path)
+
+
+def test_a_refit_table_round_trips(tmp_path):
+    path = tmp_path / "strength.json"
+    anchors = [strength.Anchor(1000, 100, 3, 50.0), strength.Anchor(1800, 20000, 1, 0.0)]
+    strength.save_table(2200, anchors, path)
+    assert strength.load_table(path) == (2200, anchors)
+
+
+def test_refit_moves_the_budget_against_the_measured_difference():
+    assert strength.refit_budget(8000, 0.0, 100) == 8000
+    assert strength.refit_budget(8000, 200.0, 100, damping=1.0) == 2000   # too strong by two doublings
+    assert strength.refit_budget(8000, -100.0, 100, damping=1.0) == 16000
+    assert strength.refit_budget(8000, 100.0, 100, damping=0.5) < 8000
+    assert strength.refit_budget(20, 1000.0, 100) == 16                   # never below a floor
 
 
 def test_fewer_candidates_up_the_range_and_one_at_the_top():
@@ -87,6 +139,18 @@ def test_limited_search_stays_in_its_budget_and_plays_a_legal_move(engine, elo):
     infos = info_lines(lines)
     assert infos and max(int(m.group("multipv") or 1) for m in infos) == strength.candidates(elo)
     # the core checks its node limit between batches of nodes
+    assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
+
+
+def test_skill_level_limits_the_search_like_its_rating(engine):
+    level = 6
+    elo = strength.skill_to_elo(level)
+    engine.send(f"setoption name Skill Level value {level}")
+    engine.send(f"position fen {FEN}")
+    lines, best, _ = engine.go("go wtime 60000 btime 60000")
+    assert chess.Move.from_uci(best) in chess.Board(FEN).legal_moves
+    infos = info_lines(lines)
+    assert max(int(m.group("multipv") or 1) for m in infos) == strength.candidates(elo)
     assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
 
 

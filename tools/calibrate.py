@@ -3,6 +3,7 @@
 
     python3 tools/calibrate.py [--levels 1500,2000,2400] [--games 60] [--tc 10+0.1]
                                [--engine fianchetto] [--stockfish /usr/games/stockfish]
+                               [--full-strength 2400] [--fit]
 
 For every level, fastchess plays colour-reversed pairs from
 ``../shared/data/openings.epd`` between Fianchetto (``UCI_LimitStrength=true``,
@@ -14,6 +15,16 @@ interval as fastchess computes it. Each level's games and fastchess's running
 output are written as they are played to ``--out`` (``level<N>.pgn`` and
 ``level<N>.out``, by default under ``~/.cache/fianchetto/calibration``).
 
+``--full-strength LEVEL`` also plays the engine unlimited against Stockfish at
+LEVEL: its rating on this scale is LEVEL plus the Elo difference measured.
+``--fit`` then refits ``src/fianchetto/strength.json``: each level played
+becomes an anchor (added, with the table's values there, if it was not one) and
+its node budget moves against the level's measured Elo difference, by the
+table's own Elo per doubling of nodes at that level, damped to 80% so that a
+noisy measurement does not overshoot; the measured full strength becomes
+``full_strength_elo``, the top of the ``UCI_Elo`` range. Run the calibration
+again after a fit: a fit is a step, the table row is the proof.
+
 Stockfish 15.1's ``UCI_Elo`` runs from 1350 to 2850 (calibrated at 60+0.6 on the
 CCRL 40/4 scale); levels outside that range cannot be measured this way.
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
@@ -21,25 +32,29 @@ fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from sprt import outcome_of, parse_summary  # fastchess's summary, read as the test log reads it
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+from fianchetto import strength  # noqa: E402
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
 STOCKFISH_ELO_RANGE = (1350, 2850)
 
 
-def level_command(args: argparse.Namespace, level: int, pgn: Path) -> List[str]:
+def level_command(args: argparse.Namespace, level: int, pgn: Path, full_strength: bool = False) -> List[str]:
     limited = ["option.UCI_LimitStrength=true", f"option.UCI_Elo={level}"]
+    ours = [] if full_strength else limited
     return [
         args.fastchess,
-        "-engine", f"cmd={args.engine}", "name=fianchetto", *limited,
+        "-engine", f"cmd={args.engine}", "name=fianchetto", *ours,
         "-engine", f"cmd={args.stockfish}", "name=stockfish", *limited,
         "-each", f"tc={args.tc}", "option.Hash=16", "option.Threads=1",
         "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(level),
@@ -58,6 +73,43 @@ def row(level: int, text: str) -> str:
             f"{100 * result.score:.1f}% | {result.elo} | {verdict} |")
 
 
+def elo_difference(text: str) -> Optional[float]:
+    """Fianchetto's rating minus Stockfish's, from the score of fastchess's last
+    summary (clamped to 2%..98% so that a whitewash gives a finite step)."""
+    result = outcome_of(parse_summary(text))
+    if result is None or result.games == 0:
+        return None
+    p = min(0.98, max(0.02, result.score))
+    return -400 * math.log10(1 / p - 1)
+
+
+def fitted_table(differences: Dict[int, float], full_strength: Optional[float]):
+    """(full-strength rating, anchors) after moving each measured level's budget."""
+    anchors = {a.elo: a for a in strength.ANCHORS}
+    for level in differences:
+        if level not in anchors and level < strength.MAX_ELO:
+            anchors[level] = strength.Anchor(level, strength.node_budget(level), strength.candidates(level),
+                                             round(strength.noise_cp(level), 1))
+    for level, difference in differences.items():
+        if level in anchors:
+            old = anchors[level]
+            nodes = strength.refit_budget(old.nodes, difference, strength.elo_per_doubling(level))
+            anchors[level] = strength.Anchor(old.elo, nodes, old.candidates, old.noise_cp)
+    top = strength.FULL_STRENGTH_ELO if full_strength is None else int(round(full_strength))
+    kept = sorted((a for a in anchors.values() if a.elo < top), key=lambda a: a.elo)
+    return top, kept
+
+
+def play(args: argparse.Namespace, level: int, full_strength: bool = False) -> str:
+    name = f"full{level}" if full_strength else f"level{level}"
+    command = level_command(args, level, args.out / f"{name}.pgn", full_strength)
+    print(" ".join(command), flush=True)
+    log = args.out / f"{name}.out"   # written as the games go: tail -f it
+    with log.open("w") as stream:
+        subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, cwd=args.out)
+    return log.read_text()
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default="1500,2000,2400")
@@ -69,29 +121,44 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS))
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
     parser.add_argument("--out", type=Path, default=Path.home() / ".cache" / "fianchetto" / "calibration")
+    parser.add_argument("--full-strength", type=int, default=None, metavar="LEVEL",
+                        help="also play the unlimited engine against Stockfish at this UCI_Elo")
+    parser.add_argument("--fit", action="store_true", help="refit src/fianchetto/strength.json from the results")
     args = parser.parse_args(argv)
     if not args.fastchess:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
         return 2
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
-    outside = [x for x in levels if not STOCKFISH_ELO_RANGE[0] <= x <= STOCKFISH_ELO_RANGE[1]]
+    outside = [x for x in levels + ([args.full_strength] if args.full_strength else [])
+               if not STOCKFISH_ELO_RANGE[0] <= x <= STOCKFISH_ELO_RANGE[1]]
     if outside:
         print(f"Stockfish's UCI_Elo cannot play {outside}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows, differences = [], {}
     for level in levels:
-        command = level_command(args, level, args.out / f"level{level}.pgn")
-        print(" ".join(command), flush=True)
-        log = args.out / f"level{level}.out"   # written as the games go: tail -f it
-        with log.open("w") as stream:
-            subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, cwd=args.out)
-        rows.append(row(level, log.read_text()))
+        text = play(args, level)
+        rows.append(row(level, text))
         print(rows[-1], flush=True)
+        difference = elo_difference(text)
+        if difference is not None:
+            differences[level] = difference
+    full = None
+    if args.full_strength:
+        difference = elo_difference(play(args, args.full_strength, full_strength=True))
+        if difference is not None:
+            full = args.full_strength + difference
+            print(f"full strength: {difference:+.0f} against Stockfish at {args.full_strength}, "
+                  f"about {full:.0f} on this scale", flush=True)
     print("| level | games | W-D-L | score | Elo | verdict |")
     print("|---|---|---|---|---|---|")
     for line in rows:
         print(line)
+    if args.fit:
+        top, anchors = fitted_table(differences, full)
+        strength.save_table(top, anchors)
+        print(f"wrote {strength.TABLE_PATH}: full strength {top}; "
+              + ", ".join(f"{a.elo}: {a.nodes} nodes" for a in anchors))
     return 0
 
 

@@ -533,9 +533,9 @@ class Engine:
 
     def _limited_elo(self) -> Optional[int]:
         """The rating to play at, or None at full strength."""
-        if not self.options["UCI_LimitStrength"]:
-            return None
-        return int(self.options["UCI_Elo"])  # type: ignore[arg-type]
+        return strength.limited_elo(bool(self.options["UCI_LimitStrength"]),
+                                    int(self.options["UCI_Elo"]),  # type: ignore[arg-type]
+                                    int(self.options["Skill Level"]))  # type: ignore[arg-type]
 
     def _weaker_choice(self, job: _Job, elo: int, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
         """UCI_LimitStrength: pick among the candidates of the deepest completed

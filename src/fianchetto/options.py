@@ -117,6 +117,8 @@ OPTION_TABLE: List[Option] = [
     Option("UCI_LimitStrength", "check", False, help="play at the rating UCI_Elo instead of full strength"),
     Option("UCI_Elo", "spin", strength.DEFAULT_ELO, strength.MIN_ELO, strength.MAX_ELO,
            help="the rating UCI_LimitStrength plays at (docs/strength.md)"),
+    Option("Skill Level", "spin", strength.MAX_SKILL_LEVEL, 0, strength.MAX_SKILL_LEVEL,
+           help="0-19 play weaker on the UCI_Elo scale, 20 is full strength; UCI_LimitStrength wins"),
 ]
 
 

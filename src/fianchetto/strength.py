@@ -1,73 +1,135 @@
-"""Playing strength limited to a rating: ``UCI_LimitStrength`` and ``UCI_Elo``.
+"""Playing strength limited to a rating: ``UCI_LimitStrength``/``UCI_Elo`` and ``Skill Level``.
 
 A weaker player is modelled in two ways, both growing with the rating:
 
-* it **sees less**: the search gets a node budget that doubles every
-  :data:`ELO_PER_DOUBLING` points, from :data:`NODES_AT_MIN_ELO` at the bottom of
-  the range;
-* it **judges less precisely**: the search reports its best few moves
-  (MultiPV: :data:`MAX_CANDIDATES` at the bottom of the range, falling to one
-  at :data:`SINGLE_LINE_ELO`), each score is blurred by Gaussian noise whose
-  spread falls from :data:`NOISE_AT_MIN_ELO` centipawns to none there, and the
-  move with the best blurred score is played.
+* it **sees less**: the search gets a node budget;
+* it **judges less precisely**: the search reports its best few moves (MultiPV),
+  each score is blurred by Gaussian noise, and the move with the best blurred
+  score is played.
 
 Every extra candidate costs the search depth (each line is searched in full), so
 the number of candidates falls with the rating: at the top the node budget is
-the only limit.
+the only limit. Moves of nearly equal value are then chosen almost at random, a
+move a pawn worse now and then at low ratings, and a move that loses a piece
+almost never: the errors of a player who misjudges, not of one who moves at
+random.
 
-Moves of nearly equal value are then chosen almost at random, a move a pawn
-worse now and then at low ratings, and a move that loses a piece almost never:
-the errors of a player who misjudges, not of one who moves at random.
-docs/strength.md records how the levels score against Stockfish's own
-``UCI_Elo``, which is what the constants are set by.
+The three quantities are a table, ``strength.json`` beside this module: at each
+anchor rating a node budget, a number of candidates and a noise spread; between
+anchors the budget is interpolated geometrically and the others linearly, and
+above the last anchor the budget keeps growing at the last step's rate.
+``full_strength_elo`` is the engine's own measured strength on the same scale,
+the top of the ``UCI_Elo`` range, where nothing is limited. ``tools/calibrate.py
+--fit`` refits the budgets from games against Stockfish's ``UCI_Elo`` levels;
+docs/strength.md keeps the measurements.
+
+``Skill Level`` (0-20, as in Stockfish) maps onto the same ratings: 20 is full
+strength, 0 the bottom of the range, evenly spaced between. ``UCI_LimitStrength``
+wins when both are set.
 """
 from __future__ import annotations
 
+import json
+import math
 import random
-from typing import Optional, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
 
 from fianchetto.score import Score
 
-MIN_ELO = 1000
-MAX_ELO = 2500
+TABLE_PATH = Path(__file__).with_name("strength.json")
+MAX_SKILL_LEVEL = 20
+
+
+@dataclass(frozen=True)
+class Anchor:
+    elo: int
+    nodes: int
+    candidates: int
+    noise_cp: float
+
+
+def load_table(path: Path = TABLE_PATH) -> Tuple[int, List[Anchor]]:
+    """(full-strength rating, anchors by rising rating) from a strength table file;
+    ValueError when the table is not usable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        anchors = sorted((Anchor(int(a["elo"]), int(a["nodes"]), int(a["candidates"]), float(a["noise_cp"]))
+                          for a in data["anchors"]), key=lambda a: a.elo)
+        top = int(data["full_strength_elo"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a strength table ({exc})") from exc
+    if len(anchors) < 2 or top <= anchors[-1].elo or len({a.elo for a in anchors}) != len(anchors) \
+            or any(a.nodes < 1 or a.candidates < 1 or a.noise_cp < 0 for a in anchors):
+        raise ValueError(f"{path}: anchors must be at least two distinct ratings below "
+                         "full_strength_elo, with positive budgets and candidates")
+    return top, anchors
+
+
+def save_table(full_strength_elo: int, anchors: Sequence[Anchor], path: Path = TABLE_PATH) -> None:
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data["full_strength_elo"] = int(full_strength_elo)
+    data["anchors"] = [{"elo": a.elo, "nodes": a.nodes, "candidates": a.candidates, "noise_cp": a.noise_cp}
+                       for a in anchors]
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+FULL_STRENGTH_ELO, ANCHORS = load_table()
+MIN_ELO = ANCHORS[0].elo
+#: The top of the UCI_Elo range: the engine's measured full strength, unlimited.
+MAX_ELO = FULL_STRENGTH_ELO
 DEFAULT_ELO = 1500
-#: Where the judgement is clean: the noise is gone from here up, and the
-#: candidates, falling linearly towards one here, round to one from 2042.
-#: Above it only the node budget (and the clock) holds the search back.
-SINGLE_LINE_ELO = 2250
 #: Moves the limited search considers (its MultiPV) at MIN_ELO.
-MAX_CANDIDATES = 4
-#: The node budget at MIN_ELO, and how many rating points double it.
-NODES_AT_MIN_ELO = 333
-ELO_PER_DOUBLING = 114
-#: Standard deviation (centipawns) of the noise on each candidate's score at
-#: MIN_ELO; it falls linearly to none at SINGLE_LINE_ELO.
-NOISE_AT_MIN_ELO = 80.0
+MAX_CANDIDATES = ANCHORS[0].candidates
 
 
 def clamp_elo(elo: int) -> int:
     return max(MIN_ELO, min(MAX_ELO, int(elo)))
 
 
-def judgement_share(elo: int) -> float:
-    """How far the rating is from the noisiest judgement to a single clean line:
-    0 at MIN_ELO, 1 from SINGLE_LINE_ELO up."""
-    return min(1.0, (clamp_elo(elo) - MIN_ELO) / (SINGLE_LINE_ELO - MIN_ELO))
+def _segment(elo: int) -> Tuple[Anchor, Anchor, float]:
+    """The anchors around a (clamped) rating and how far along it is, 0..1; past the
+    last anchor, the last two anchors and a share above 1."""
+    elo = clamp_elo(elo)
+    for low, high in zip(ANCHORS, ANCHORS[1:]):
+        if elo <= high.elo:
+            return low, high, (elo - low.elo) / (high.elo - low.elo)
+    low, high = ANCHORS[-2], ANCHORS[-1]
+    return low, high, (elo - low.elo) / (high.elo - low.elo)
 
 
 def node_budget(elo: int) -> int:
-    """Nodes per move at this rating."""
-    return int(NODES_AT_MIN_ELO * 2 ** ((clamp_elo(elo) - MIN_ELO) / ELO_PER_DOUBLING))
+    """Nodes per move at this rating (0 at full strength: no budget)."""
+    if clamp_elo(elo) >= MAX_ELO:
+        return 0
+    low, high, t = _segment(elo)
+    return int(round(low.nodes * (high.nodes / low.nodes) ** t))
 
 
 def noise_cp(elo: int) -> float:
     """Spread of the judgement error at this rating, in centipawns."""
-    return NOISE_AT_MIN_ELO * (1.0 - judgement_share(elo))
+    low, high, t = _segment(elo)
+    return max(0.0, low.noise_cp + (high.noise_cp - low.noise_cp) * min(t, 1.0))
 
 
 def candidates(elo: int) -> int:
     """How many moves the limited search reports (its MultiPV) at this rating."""
-    return max(1, round(MAX_CANDIDATES - (MAX_CANDIDATES - 1) * judgement_share(elo)))
+    low, high, t = _segment(elo)
+    return max(1, round(low.candidates + (high.candidates - low.candidates) * min(t, 1.0)))
+
+
+def skill_to_elo(level: int) -> int:
+    """The rating of Skill Level 0..20 (20: full strength)."""
+    level = max(0, min(MAX_SKILL_LEVEL, int(level)))
+    return round(MIN_ELO + (MAX_ELO - MIN_ELO) * level / MAX_SKILL_LEVEL)
+
+
+def limited_elo(limit_strength: bool, uci_elo: int, skill_level: int) -> Optional[int]:
+    """The rating to play at, or None at full strength: UCI_Elo when
+    UCI_LimitStrength is on, else the Skill Level's rating below 20."""
+    elo = clamp_elo(uci_elo) if limit_strength else skill_to_elo(skill_level)
+    return None if elo >= MAX_ELO else elo
 
 
 def choose(scores: Sequence[Score], elo: int, rng: Optional[random.Random] = None) -> int:
@@ -78,3 +140,16 @@ def choose(scores: Sequence[Score], elo: int, rng: Optional[random.Random] = Non
     spread = noise_cp(elo)
     blurred = [score.as_cp() + rng.gauss(0.0, spread) for score in scores]
     return max(range(len(scores)), key=blurred.__getitem__)
+
+
+def refit_budget(nodes: int, elo_difference: float, elo_per_doubling: float, damping: float = 0.8) -> int:
+    """A node budget moved against a measured rating difference (positive: the level
+    played too strongly), assuming each doubling of nodes is worth
+    `elo_per_doubling` at this level; `damping` < 1 moves only part of the way."""
+    return max(16, int(round(nodes * 2 ** (-damping * elo_difference / elo_per_doubling))))
+
+
+def elo_per_doubling(elo: int) -> float:
+    """Rating points per doubling of the budget, as the table has it around `elo`."""
+    low, high, _ = _segment(elo)
+    return (high.elo - low.elo) / max(1e-9, math.log2(high.nodes / low.nodes))
