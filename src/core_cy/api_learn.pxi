@@ -160,17 +160,14 @@ cdef class SelfPlayWorker:
     cdef int ply_count
 
     def __cinit__(self, hash_mb=16, max_plies=400):
-        self.t = <SearchThread*>calloc(1, sizeof(SearchThread))
+        self.t = thread_new(0)
         self.record_capacity = int(max_plies) + 8
         self.records = <PackedRecord*>malloc(sizeof(PackedRecord) * self.record_capacity)
         if self.t == NULL or self.records == NULL or not tt_allocate(&self.tt, max(1, int(hash_mb))):
             raise MemoryError()
 
     def __dealloc__(self):
-        if self.t != NULL:
-            free(self.t.own_states)
-            free(self.t.own_accs)
-            free(self.t)
+        thread_free(self.t)
         free(self.records)
         free(self.plies)
         free(self.tt.buckets)
@@ -178,23 +175,9 @@ cdef class SelfPlayWorker:
     cdef void _reset(self, Board start) except *:
         """A fresh thread (no history, no killers) on a copy of start, with an empty table."""
         cdef SearchThread* t = self.t
-        cdef StateInfo* states = t.own_states
-        cdef Accumulator* accs = t.own_accs
-        cdef int capacity = t.own_capacity, accs_capacity = t.own_accs_capacity
-        cdef int needed = start.pos.st_index + self.record_capacity + 64 + MAX_PLY + 16
-        memset(t, 0, sizeof(SearchThread))
-        t.own_states, t.own_capacity = states, capacity
-        t.own_accs, t.own_accs_capacity = accs, accs_capacity
-        if needed > t.own_capacity:
-            free(t.own_states)
-            t.own_states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
-            t.own_capacity = needed if t.own_states != NULL else 0
-            if t.own_states == NULL:
-                raise MemoryError()
-        copy_position_into(&t.pos, &start.pos, t.own_states, t.own_capacity)
-        if not attach_accumulators(&t.pos, &t.own_accs, &t.own_accs_capacity):
+        thread_forget(t)
+        if not thread_set_position(t, &start.pos, self.record_capacity + 64):
             raise MemoryError()
-        refresh_incremental_eval(&t.pos)
         t.tt = &self.tt
         t.shared = &self.shared
         t.tb_pieces = min(TB_LARGEST, 7)

@@ -42,10 +42,7 @@ cdef class Search:
         cdef int i
         if self.threads != NULL:
             for i in range(self.thread_count):
-                if self.threads[i] != NULL:
-                    free(self.threads[i].own_states)
-                    free(self.threads[i].own_accs)
-                    free(self.threads[i])
+                thread_free(self.threads[i])
             free(self.threads)
         self.threads = NULL
         self.thread = NULL
@@ -60,11 +57,10 @@ cdef class Search:
             raise MemoryError()
         self.thread_count = n
         for i in range(n):
-            self.threads[i] = <SearchThread*>calloc(1, sizeof(SearchThread))
+            self.threads[i] = thread_new(i)
             if self.threads[i] == NULL:
                 self._free_threads()
                 raise MemoryError()
-            self.threads[i].thread_id = i
         self.thread = self.threads[0]
 
     def set_hash(self, megabytes):
@@ -75,21 +71,9 @@ cdef class Search:
     def clear(self):
         """Forget everything learnt: transposition table, killers, history."""
         cdef int i
-        cdef StateInfo* states
-        cdef Accumulator* accs
-        cdef int capacity, accs_capacity
         tt_clear(&self.tt)
         for i in range(self.thread_count):
-            states = self.threads[i].own_states
-            capacity = self.threads[i].own_capacity
-            accs = self.threads[i].own_accs
-            accs_capacity = self.threads[i].own_accs_capacity
-            memset(self.threads[i], 0, sizeof(SearchThread))
-            self.threads[i].own_states = states
-            self.threads[i].own_capacity = capacity
-            self.threads[i].own_accs = accs
-            self.threads[i].own_accs_capacity = accs_capacity
-            self.threads[i].thread_id = i
+            thread_forget(self.threads[i])
 
     def stop(self):
         fc_store_flag(&self.shared.stop, 1)
@@ -98,21 +82,6 @@ cdef class Search:
         """Soft (no new iteration) and hard (abort) limits in ms from the start of the search."""
         fc_store_flag(&self.shared.soft_ms, max(0, int(soft_ms)))
         fc_store_flag(&self.shared.hard_ms, max(0, int(hard_ms)))
-
-    cdef void _copy_position(self, SearchThread* t, Board board) except *:
-        """Give thread t its own copy of the board, with the game history for repetitions."""
-        cdef int needed = board.pos.st_index + MAX_PLY + 16
-        if needed > t.own_capacity:
-            free(t.own_states)
-            t.own_states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
-            if t.own_states == NULL:
-                t.own_capacity = 0
-                raise MemoryError()
-            t.own_capacity = needed
-        copy_position_into(&t.pos, &board.pos, t.own_states, t.own_capacity)
-        if not attach_accumulators(&t.pos, &t.own_accs, &t.own_accs_capacity):
-            raise MemoryError()
-        refresh_incremental_eval(&t.pos)
 
     def start(self, Board board, *, depth=0, nodes=0, soft_ms=0, hard_ms=0, mate=0,
               multipv=1, searchmoves=None, info=None, tb_probe_limit=7, tb_50_move_rule=True):
@@ -126,62 +95,52 @@ cdef class Search:
         cdef SearchThread* t = self.thread
         cdef SearchThread* helper
         cdef Move moves[MAX_MOVES]
-        cdef int n, i
+        cdef SearchLimits limits
+        cdef int n, i, kept = 0
+        cdef int64_t start_ms
         for i in range(self.thread_count):
-            self._copy_position(self.threads[i], board)
+            if not thread_set_position(self.threads[i], &board.pos, 0):
+                raise MemoryError()
+            self.threads[i].tt = &self.tt
+            self.threads[i].shared = &self.shared
         self.chess960 = board.pos.chess960
         self.info = info
-        t.tt = &self.tt
-        t.shared = &self.shared
         t.reporter = <void*>self
-        t.limits.depth = max(0, min(int(depth), MAX_SEARCH_DEPTH))
-        t.limits.nodes = max(0, int(nodes))
-        t.limits.mate = max(0, min(int(mate), 100))
-        t.limits.multipv = max(1, int(multipv))
         t.tb_pieces = min(TB_LARGEST, max(0, int(tb_probe_limit)))
         t.tb_50_move_rule = bool(tb_50_move_rule)
-        t.tb_hits = 0
+        limits.depth = max(0, min(int(depth), MAX_SEARCH_DEPTH))
+        limits.nodes = max(0, int(nodes))
+        limits.mate = max(0, min(int(mate), 100))
+        limits.multipv = max(1, int(multipv))
         n = generate_legal(&t.pos, moves, GEN_ALL)
-        allowed = None
         if searchmoves:
             allowed = {parse_uci_move(&t.pos, text, self.chess960) for text in searchmoves}
-        t.root_count = 0
-        for i in range(n):
-            if allowed is None or moves[i] in allowed:
-                add_root_move(t, moves[i])
-        if t.root_count == 0 and allowed is not None:
-            raise ValueError("none of the searchmoves is legal")
-        order_root_moves(t)
-        t.nodes = 0
-        t.seldepth = 0
-        t.completed_depth = 0
-        t.pv_index = 0
-        for i in range(1, self.thread_count):
-            self._prepare_helper(self.threads[i])
+            for i in range(n):
+                if moves[i] in allowed:
+                    moves[kept] = moves[i]
+                    kept += 1
+            if kept == 0:
+                raise ValueError("none of the searchmoves is legal")
+            n = kept
+        thread_set_roots(t, moves, n)
         fc_store_flag(&self.shared.stop, 0)
         self.set_time_limits(soft_ms, hard_ms)
-        t.start_ms = fc_now_ms()
+        start_ms = fc_now_ms()
+        thread_start(t, limits, start_ms)
+        limits.nodes = 0
         for i in range(1, self.thread_count):
-            self.threads[i].start_ms = t.start_ms
+            self._prepare_helper(self.threads[i], limits, start_ms)
         self.prepared = True
 
-    cdef void _prepare_helper(self, SearchThread* helper):
+    cdef void _prepare_helper(self, SearchThread* helper, SearchLimits limits, int64_t start_ms):
         """A helper searches the main thread's root moves with no node limit and no reports."""
         cdef SearchThread* t = self.thread
-        helper.tt = &self.tt
-        helper.shared = &self.shared
         helper.reporter = NULL
-        helper.limits = t.limits
-        helper.limits.nodes = 0
         helper.root_count = t.root_count
         memcpy(helper.root_moves, t.root_moves, sizeof(RootMove) * t.root_count)
-        helper.nodes = 0
         helper.tb_pieces = t.tb_pieces
         helper.tb_50_move_rule = t.tb_50_move_rule
-        helper.tb_hits = 0
-        helper.seldepth = 0
-        helper.completed_depth = 0
-        helper.pv_index = 0
+        thread_start(helper, limits, start_ms)
 
     def run(self):
         """Search what start() prepared; returns (best, ponder) UCI strings (None if absent)."""

@@ -73,23 +73,13 @@ cdef void pack_record(const Position* pos, int score, PackedRecord* rec) noexcep
 cdef void search_fixed_nodes(SearchThread* t, uint64_t nodes) noexcept nogil:
     """One single-threaded search of t.pos with a node budget and no reports."""
     cdef Move moves[MAX_MOVES]
-    cdef int n = generate_legal(&t.pos, moves, GEN_ALL), i
-    t.root_count = 0
-    for i in range(n):
-        add_root_move(t, moves[i])
-    order_root_moves(t)
-    t.limits.depth = 0
-    t.limits.nodes = nodes
-    t.limits.mate = 0
-    t.limits.multipv = 1
-    t.nodes = 0
-    t.seldepth = 0
-    t.completed_depth = 0
-    t.pv_index = 0
+    cdef SearchLimits limits
+    limits.depth, limits.nodes, limits.mate, limits.multipv = 0, nodes, 0, 1
+    thread_set_roots(t, moves, generate_legal(&t.pos, moves, GEN_ALL))
     fc_store_flag(&t.shared.stop, 0)
     fc_store_flag(&t.shared.soft_ms, 0)
     fc_store_flag(&t.shared.hard_ms, 0)
-    t.start_ms = fc_now_ms()
+    thread_start(t, limits, fc_now_ms())
     tt_new_search(t.tt)
     if t.root_count > 0:
         iterative_deepening(t)

@@ -33,6 +33,7 @@ cdef enum:
     MAX_QUIETS_TRIED = 64       # quiet moves remembered for the history malus
     MATE_DEPTH_MARGIN = 6       # `go mate N` searches at most 2 N + this plies
     MAX_SEARCH_DEPTH = MAX_PLY - 10
+    FRAMES_BEFORE_ROOT = 4      # stack frames below ply 0, so that (ss - 4) always exists
     TIME_CHECK_INTERVAL = 1024  # nodes between two readings of the clock
     CURRMOVE_AFTER_MS = 1000    # report the current root move after this long
 
@@ -74,6 +75,16 @@ ctypedef struct SearchLimits:
     int mate
     int multipv
 
+# What the search keeps for one ply, on a stack addressed relative to the current
+# ply: (ss - 1) is the parent, (ss - 2) the node where we last moved.
+ctypedef struct PlyFrame:
+    Move killers[2]
+    int static_eval             # VALUE_NONE when in check
+    int* cont_history           # continuation history row of the move made from this ply
+                                #   (the "no move" row for none or a null move)
+    int pv_length               # the PV from this ply is pv[ply:pv_length]
+    Move pv[MAX_PLY + 4]
+
 ctypedef struct SearchThread:
     Position pos
     TranspositionTable* tt
@@ -87,14 +98,10 @@ ctypedef struct SearchThread:
     int pv_index
     int root_count
     RootMove root_moves[MAX_MOVES]
-    Move killers[MAX_PLY + 4][2]
+    PlyFrame stack[FRAMES_BEFORE_ROOT + MAX_PLY + 4]
     Move counter_moves[16][64]
     int history[2][64][64]
     int cont_history[CONT_SIZE][CONT_SIZE]   # [earlier move's piece-to][this move's piece-to]
-    int played[MAX_PLY + 6]                  # piece-to of the move made at ply p, at p + 2
-    int static_eval[MAX_PLY + 4]
-    Move pv[MAX_PLY + 4][MAX_PLY + 4]
-    int pv_length[MAX_PLY + 4]
     void* reporter               # the Python Search object, for info callbacks (main thread only)
     int thread_id                # 0 = main thread; helpers share the TT and the stop flag
     int time_check_countdown     # nodes until the clock is read again
@@ -108,6 +115,9 @@ ctypedef struct SearchThread:
 
 
 # --- helpers ---------------------------------------------------------------------
+
+cdef inline PlyFrame* frame_at(SearchThread* t, int ply) noexcept nogil:
+    return &t.stack[FRAMES_BEFORE_ROOT + ply]
 
 cdef inline int mate_in(int ply) noexcept nogil:
     return VALUE_MATE - ply
@@ -169,12 +179,14 @@ cdef inline bint is_draw(const Position* pos, int ply) noexcept nogil:
         return not pos.st.checkers or generate_legal(pos, moves, GEN_ALL) > 0
     return is_repetition(pos, ply) or has_insufficient_material(pos)
 
-cdef inline void update_pv(SearchThread* t, int ply, Move m) noexcept nogil:
+cdef inline void update_pv(PlyFrame* ss, int ply, Move m) noexcept nogil:
+    """The PV from this ply: m, then the child's PV."""
+    cdef PlyFrame* child = ss + 1
     cdef int i
-    t.pv[ply][ply] = m
-    for i in range(ply + 1, t.pv_length[ply + 1]):
-        t.pv[ply][i] = t.pv[ply + 1][i]
-    t.pv_length[ply] = max(t.pv_length[ply + 1], ply + 1)
+    ss.pv[ply] = m
+    for i in range(ply + 1, child.pv_length):
+        ss.pv[i] = child.pv[i]
+    ss.pv_length = max(child.pv_length, ply + 1)
 
 cdef inline void update_history(int* entry, int bonus) noexcept nogil:
     """History with gravity: entries saturate towards +-HISTORY_MAX."""
@@ -189,39 +201,39 @@ cdef inline Move counter_move(const SearchThread* t) noexcept nogil:
         return MOVE_NONE
     return t.counter_moves[t.pos.board[move_to(prev)]][move_to(prev)]
 
-cdef inline const int* cont_row(const SearchThread* t, int ply, int back) noexcept nogil:
-    """Continuation history row of the move made `back` plies before the node at ply."""
-    return t.cont_history[t.played[ply + 2 - back]]
+cdef inline void set_move_made(SearchThread* t, PlyFrame* ss, Move m) noexcept nogil:
+    """Record in the frame the move about to be made from it (MOVE_NULL: a null move)."""
+    ss.cont_history = t.cont_history[CONT_NONE if m == MOVE_NULL else piece_to(&t.pos, m)]
 
-cdef inline int quiet_history(const SearchThread* t, int ply, Move m) noexcept nogil:
+cdef inline int quiet_history(const SearchThread* t, const PlyFrame* ss, Move m) noexcept nogil:
     """How well quiet move m (not yet made) has done: butterfly history plus the
     continuation histories of the moves one and two plies back."""
     cdef int pt = piece_to(&t.pos, m)
     return (t.history[t.pos.side][move_from(m)][move_to(m)]
-            + cont_row(t, ply, 1)[pt] + cont_row(t, ply, 2)[pt])
+            + (ss - 1).cont_history[pt] + (ss - 2).cont_history[pt])
 
-cdef inline void update_quiet_history(SearchThread* t, int ply, Move m, int bonus) noexcept nogil:
+cdef inline void update_quiet_history(SearchThread* t, const PlyFrame* ss, Move m, int bonus) noexcept nogil:
     """Move the three history entries of quiet move m by bonus (a malus when negative)."""
-    cdef int pt = piece_to(&t.pos, m), back, row
+    cdef int pt = piece_to(&t.pos, m), back
+    cdef int* none_row = t.cont_history[CONT_NONE]
     update_history(&t.history[t.pos.side][move_from(m)][move_to(m)], bonus)
     for back in range(1, 3):
-        row = t.played[ply + 2 - back]
-        if row != CONT_NONE:
-            update_history(&t.cont_history[row][pt], bonus)
+        if (ss - back).cont_history != none_row:
+            update_history(&(ss - back).cont_history[pt], bonus)
 
-cdef void update_quiet_stats(SearchThread* t, int ply, Move best, const Move* quiets, int quiet_count,
+cdef void update_quiet_stats(SearchThread* t, PlyFrame* ss, Move best, const Move* quiets, int quiet_count,
                              int depth) noexcept nogil:
     """Reward the quiet move that cut off; penalise the quiets tried before it."""
     cdef int bonus = min(HISTORY_BONUS_SCALE * depth - HISTORY_BONUS_OFFSET, HISTORY_BONUS_MAX), i
     cdef Move prev = previous_move(&t.pos)
-    if t.killers[ply][0] != best:
-        t.killers[ply][1] = t.killers[ply][0]
-        t.killers[ply][0] = best
+    if ss.killers[0] != best:
+        ss.killers[1] = ss.killers[0]
+        ss.killers[0] = best
     if prev != MOVE_NONE and prev != MOVE_NULL:
         t.counter_moves[t.pos.board[move_to(prev)]][move_to(prev)] = best
-    update_quiet_history(t, ply, best, bonus)
+    update_quiet_history(t, ss, best, bonus)
     for i in range(quiet_count):
-        update_quiet_history(t, ply, quiets[i], -bonus)
+        update_quiet_history(t, ss, quiets[i], -bonus)
 
 
 cdef inline int probe_tablebase(SearchThread* t, int ply, int* value) noexcept nogil:
@@ -378,6 +390,7 @@ ctypedef struct Node:
     int beta
     int depth
     int ply
+    PlyFrame* ss          # this ply's frame
     bint pv_node
     bint cut_node
     bint in_check
@@ -407,30 +420,30 @@ cdef inline int tablebase_step(SearchThread* t, Node* n, int* best, int* max_val
         max_value[0] = value
     return VALUE_NONE
 
-cdef inline bint is_improving(const SearchThread* t, int ply, int eval) noexcept nogil:
+cdef inline bint is_improving(const PlyFrame* ss, int ply, int eval) noexcept nogil:
     """Is eval above our static evaluation two plies ago? When we were in check
     then, four plies ago; when in check both times, count it as improving."""
     cdef int back
     for back in range(2, 5, 2):
         if ply < back:
             return False
-        if t.static_eval[ply - back] != VALUE_NONE:
-            return eval > t.static_eval[ply - back]
+        if (ss - back).static_eval != VALUE_NONE:
+            return eval > (ss - back).static_eval
     return True
 
 cdef inline void evaluate_node(SearchThread* t, Node* n) noexcept nogil:
     """Step 5: the static evaluation, refined by the TT score, and whether it improves
     on the position two plies ago (pruning is then more careful)."""
     if n.in_check:
-        t.static_eval[n.ply] = VALUE_NONE
+        n.ss.static_eval = VALUE_NONE
         n.raw_eval = VALUE_NONE
         n.eval = VALUE_NONE
         n.improving = False
         return
     n.raw_eval = static_eval(t, &n.hit, n.tt_hit)
-    t.static_eval[n.ply] = n.raw_eval
+    n.ss.static_eval = n.raw_eval
     n.eval = refined_eval(&n.hit, n.tt_score, n.raw_eval)
-    n.improving = is_improving(t, n.ply, n.raw_eval)
+    n.improving = is_improving(n.ss, n.ply, n.raw_eval)
 
 cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
     """Steps 6 to 8, in non-PV nodes out of check: cut the node short when the static
@@ -455,7 +468,7 @@ cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
             and has_non_pawn_material(pos, pos.side) and n.beta > -VALUE_TB_WIN_IN_MAX_PLY:
         r = NMP_BASE_REDUCTION + depth // NMP_DEPTH_DIVISOR \
             + min((eval - n.beta) // NMP_EVAL_DIVISOR, NMP_MAX_EVAL_REDUCTION)
-        t.played[n.ply + 2] = CONT_NONE
+        set_move_made(t, n.ss, MOVE_NULL)
         do_null_move(pos)
         tt_prefetch(t.tt, pos.st.key)
         score = -search(t, -n.beta, -n.beta + 1, depth - r, n.ply + 1, not n.cut_node)
@@ -523,11 +536,11 @@ cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp
     cdef int score = -VALUE_INFINITE, new_depth, r, history = 0
     cdef bint checking
     if quiet:
-        history = quiet_history(t, ply, m)
-    t.played[ply + 2] = piece_to(pos, m)
+        history = quiet_history(t, n.ss, m)
+    set_move_made(t, n.ss, m)
     do_move(pos, m)
     tt_prefetch(t.tt, pos.st.key)
-    t.pv_length[ply + 1] = ply + 1
+    (n.ss + 1).pv_length = ply + 1
     checking = pos.st.checkers != 0
 
     # Step 11. Check extension, bounded so that perpetual checks cannot run away.
@@ -562,10 +575,10 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
     cdef Move quiets_tried[MAX_QUIETS_TRIED]
     cdef int quiet_count = 0, move_count = 0, score, ply = n.ply, verdict
     cdef bint quiet
-    t.killers[ply + 1][0] = MOVE_NONE
-    t.killers[ply + 1][1] = MOVE_NONE
-    picker_init(&mp, pos, n.hit.move, t.killers[ply], counter_move(t), <const int (*)[64][64]>t.history,
-                cont_row(t, ply, 1), cont_row(t, ply, 2))
+    (n.ss + 1).killers[0] = MOVE_NONE
+    (n.ss + 1).killers[1] = MOVE_NONE
+    picker_init(&mp, pos, n.hit.move, n.ss.killers, counter_move(t), <const int (*)[64][64]>t.history,
+                (n.ss - 1).cont_history, (n.ss - 2).cont_history)
     while True:
         m = next_move(&mp, pos)
         if m == MOVE_NONE:
@@ -596,10 +609,10 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
             if score > n.alpha:
                 best_move = m
                 if n.pv_node:
-                    update_pv(t, ply, m)
+                    update_pv(n.ss, ply, m)
                 if score >= n.beta:
                     if quiet:
-                        update_quiet_stats(t, ply, m, quiets_tried, quiet_count, n.depth)
+                        update_quiet_stats(t, n.ss, m, quiets_tried, quiet_count, n.depth)
                     break
                 n.alpha = score
         if quiet and m != best_move and quiet_count < MAX_QUIETS_TRIED:
@@ -627,9 +640,10 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
     n.in_check = t.pos.st.checkers != 0
     n.depth = depth
     n.ply = ply
+    n.ss = frame_at(t, ply)
 
     # Step 1. Count the node; stop, draw and ply limit end it at once.
-    t.pv_length[ply] = ply
+    n.ss.pv_length = ply
     score = enter_node(t, ply)
     if score != VALUE_NONE:
         return score
@@ -720,11 +734,12 @@ cdef void sort_root_moves(SearchThread* t, int first, int last) noexcept nogil:
         t.root_moves[j] = tmp
 
 cdef inline void save_root_pv(SearchThread* t, RootMove* rm) noexcept nogil:
+    cdef PlyFrame* child = frame_at(t, 1)
     cdef int i
     rm.pv[0] = rm.move
     rm.pv_length = 1
-    for i in range(1, t.pv_length[1]):
-        rm.pv[i] = t.pv[1][i]
+    for i in range(1, child.pv_length):
+        rm.pv[i] = child.pv[i]
         rm.pv_length = i + 1
 
 cdef inline int root_reduction(int depth, int move_count, bint quiet, bint checking) noexcept nogil:
@@ -743,10 +758,10 @@ cdef inline int search_root_move(SearchThread* t, RootMove* rm, int alpha, int b
     cdef bint quiet = is_quiet(pos, rm.move)
     cdef int score, r, new_depth
     cdef uint64_t nodes_before = t.nodes
-    t.played[2] = piece_to(pos, rm.move)
+    set_move_made(t, frame_at(t, 0), rm.move)
     do_move(pos, rm.move)
     t.nodes += 1
-    t.pv_length[1] = 1
+    frame_at(t, 1).pv_length = 1
     new_depth = depth - 1 + (1 if pos.st.checkers else 0)
     if move_count == 1:
         score = -search(t, -beta, -alpha, new_depth, 1, False)
@@ -830,9 +845,9 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
     if t.limits.mate > 0:
         max_depth = min(max_depth, 2 * t.limits.mate + MATE_DEPTH_MARGIN)
     prepare_root_accumulator(&t.pos)
-    t.played[0] = CONT_NONE       # no moves before the root
-    t.played[1] = CONT_NONE
-    t.static_eval[0] = VALUE_NONE if t.pos.st.checkers else evaluate(&t.pos)   # for `improving` at ply 2
+    for i in range(FRAMES_BEFORE_ROOT):      # no moves before the root
+        t.stack[i].cont_history = t.cont_history[CONT_NONE]
+    frame_at(t, 0).static_eval = VALUE_NONE if t.pos.st.checkers else evaluate(&t.pos)   # `improving` at ply 2
     for depth in range(1, max_depth + 1):
         if helper_skips_depth(t, depth):
             continue
@@ -871,3 +886,68 @@ cdef void report_line(SearchThread* t, int depth, int pv_index, int bound) noexc
 cdef void report_currmove(SearchThread* t, Move m, int number, int depth) noexcept nogil:
     with gil:
         (<Search>t.reporter)._report_currmove(m, number, depth)
+
+
+# --- a search thread's life ------------------------------------------------------------
+# Every user of the search (the Search object, the self-play worker, datagen) goes
+# through these: new, forget, give a position, set the roots and limits, free.
+
+cdef SearchThread* thread_new(int thread_id) noexcept nogil:
+    """A thread with empty tables and no position; NULL when out of memory."""
+    cdef SearchThread* t = <SearchThread*>calloc(1, sizeof(SearchThread))
+    if t != NULL:
+        t.thread_id = thread_id
+    return t
+
+cdef void thread_free(SearchThread* t) noexcept nogil:
+    if t != NULL:
+        free(t.own_states)
+        free(t.own_accs)
+        free(t)
+
+cdef void thread_forget(SearchThread* t) noexcept nogil:
+    """Forget everything learnt (killers, histories, counters), keeping the buffers,
+    the identity and the links to the shared table and stop flag."""
+    cdef StateInfo* states = t.own_states
+    cdef Accumulator* accs = t.own_accs
+    cdef int capacity = t.own_capacity, accs_capacity = t.own_accs_capacity, thread_id = t.thread_id
+    cdef TranspositionTable* tt = t.tt
+    cdef SharedState* shared = t.shared
+    memset(t, 0, sizeof(SearchThread))
+    t.own_states, t.own_capacity = states, capacity
+    t.own_accs, t.own_accs_capacity = accs, accs_capacity
+    t.thread_id, t.tt, t.shared = thread_id, tt, shared
+
+cdef bint thread_set_position(SearchThread* t, const Position* pos, int extra_plies) noexcept nogil:
+    """Give t its own copy of pos (with the game's states, for repetitions) and room
+    for `extra_plies` more moves plus a search; False when out of memory."""
+    cdef int needed = pos.st_index + extra_plies + MAX_PLY + 16
+    if needed > t.own_capacity:
+        free(t.own_states)
+        t.own_states = <StateInfo*>malloc(sizeof(StateInfo) * needed)
+        t.own_capacity = needed if t.own_states != NULL else 0
+        if t.own_states == NULL:
+            return False
+    copy_position_into(&t.pos, pos, t.own_states, t.own_capacity)
+    if not attach_accumulators(&t.pos, &t.own_accs, &t.own_accs_capacity):
+        return False
+    refresh_incremental_eval(&t.pos)
+    return True
+
+cdef void thread_set_roots(SearchThread* t, const Move* moves, int count) noexcept nogil:
+    """The root moves to search, in the picker's first order."""
+    cdef int i
+    t.root_count = 0
+    for i in range(count):
+        add_root_move(t, moves[i])
+    order_root_moves(t)
+
+cdef void thread_start(SearchThread* t, SearchLimits limits, int64_t start_ms) noexcept nogil:
+    """A new search's limits and counters (the roots are set)."""
+    t.limits = limits
+    t.nodes = 0
+    t.seldepth = 0
+    t.completed_depth = 0
+    t.pv_index = 0
+    t.tb_hits = 0
+    t.start_ms = start_ms
