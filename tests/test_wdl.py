@@ -69,6 +69,28 @@ def test_the_fit_recovers_a_known_model():
     assert nll < wdlfit.baseline_loss(y)
 
 
+def test_the_bucket_table_compares_predicted_and_observed_win_rates():
+    from fianchetto.learn import wdlfit
+
+    rng = np.random.default_rng(9)
+    truth = WdlModel((100.0,), (50.0,))
+    material = np.full(60000, 58)
+    x = rng.normal(0, 200, 60000)
+    a, b = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b)
+    u = rng.random(60000)
+    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    rows = wdlfit.win_rate_buckets(truth, x, material, y)
+    assert [centre for centre, *_ in rows] == list(range(-300, 301, 50))
+    assert sum(count for _, count, _, _ in rows) < 60000                # the tails fall outside
+    by_centre = {centre: (predicted, observed) for centre, _, predicted, observed in rows}
+    assert 45 < by_centre[100][0] < 55                                  # +100 cp: about half wins
+    assert all(abs(p - o) < 3 for p, o in by_centre.values())           # the true model fits
+    wrong = WdlModel((60.0,), (50.0,))                                  # a model too optimistic
+    assert max(abs(p - o) for _, _, p, o in wdlfit.win_rate_buckets(wrong, x, material, y)) > 10
+    assert "largest gap" in wdlfit.bucket_table(rows)[-1]
+
+
 def info_scores(lines):
     found = []
     for line in lines:

@@ -9,8 +9,10 @@ board and the game's result for the side to move. The model of
 by maximum likelihood (Adam on the mean negative log-likelihood, full batch,
 numpy). The command prints the coefficients, the log-loss against a model that
 ignores the score, and a calibration table: by material band and score band, the
-predicted and the observed win, draw and loss rates. With ``--out`` it writes the
-model as JSON beside the network it belongs to.
+predicted and the observed win, draw and loss rates, then the predicted and
+observed win rate in 50 cp buckets of the normalised score from -300 to +300.
+With ``--out`` it writes the model as JSON beside the network it belongs to;
+``--evaluate MODEL`` fits nothing and reports how an existing model matches.
 """
 from __future__ import annotations
 
@@ -117,6 +119,34 @@ def calibration(model: WdlModel, x: np.ndarray, material: np.ndarray, y: np.ndar
     return lines
 
 
+def win_rate_buckets(model: WdlModel, x: np.ndarray, material: np.ndarray, y: np.ndarray,
+                     width: int = 50, limit: int = 300) -> List[Tuple[int, int, float, float]]:
+    """(centre cp, positions, predicted win %, observed win %) for each normalised-score
+    bucket of `width` cp centred on -limit..+limit, every material pooled."""
+    a, b = model_arrays(model, material)
+    cp = 100 * x / a
+    win, _ = probabilities(x, a, b)
+    rows = []
+    for centre in range(-limit, limit + 1, width):
+        pick = (cp >= centre - width / 2) & (cp < centre + width / 2)
+        if pick.any():
+            rows.append((centre, int(pick.sum()), 100 * float(win[pick].mean()),
+                         100 * float(np.mean(y[pick] == 2))))
+    return rows
+
+
+def bucket_table(rows: List[Tuple[int, int, float, float]]) -> List[str]:
+    """The buckets as a Markdown table, with the largest gap."""
+    lines = ["| normalised cp | positions | predicted wins | observed wins | gap |",
+             "|---:|---:|---:|---:|---:|"]
+    for centre, count, predicted, observed in rows:
+        lines.append(f"| {centre:+d} | {count} | {predicted:.1f}% | {observed:.1f}% | "
+                     f"{observed - predicted:+.1f} |")
+    if rows:
+        lines.append(f"largest gap: {max(abs(o - p) for _, _, p, o in rows):.1f} percentage points")
+    return lines
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fianchetto wdl-fit", description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True, help="data files, comma separated (FIANGAME or FIANDATA)")
@@ -124,7 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--degree", type=int, default=3, help="degree of the polynomials in material (default 3)")
     parser.add_argument("--steps", type=int, default=3000, help="optimiser steps (default 3000)")
     parser.add_argument("--max-positions", type=int, default=2_000_000, help="use at most this many, evenly spread")
+    parser.add_argument("--evaluate", metavar="MODEL", default=None,
+                        help="fit nothing: report how this model (a .wdl.json) matches the data")
     return parser
+
+
+def report(model: WdlModel, x: np.ndarray, material: np.ndarray, y: np.ndarray) -> None:
+    for line in calibration(model, x, material, y):
+        print(line)
+    print()
+    for line in bucket_table(win_rate_buckets(model, x, material, y)):
+        print(line)
 
 
 def main_wdl_fit(argv: Sequence[str]) -> int:
@@ -140,15 +180,23 @@ def main_wdl_fit(argv: Sequence[str]) -> int:
     if len(x) > args.max_positions:
         keep = np.linspace(0, len(x) - 1, args.max_positions).astype(np.int64)
         x, material, y = x[keep], material[keep], y[keep]
-    model, nll = fit(x, material, y, args.degree, args.steps)
     print(f"positions: {len(x)} (wins {np.sum(y == 2)}, draws {np.sum(y == 1)}, losses {np.sum(y == 0)})")
+    if args.evaluate:
+        try:
+            with open(args.evaluate, encoding="utf-8") as handle:
+                model = WdlModel.from_json(handle.read(), args.evaluate)
+        except (OSError, ValueError) as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        report(model, x, material, y)
+        return 0
+    model, nll = fit(x, material, y, args.degree, args.steps)
     print(f"a (score that wins half the time) = {' + '.join(f'{c:.2f} m^{i}' for i, c in enumerate(model.a))}")
     print(f"b (spread)                        = {' + '.join(f'{c:.2f} m^{i}' for i, c in enumerate(model.b))}")
     print(f"m = material / {MATERIAL_REFERENCE}; at m = 1: a = {model.a_b(MATERIAL_REFERENCE)[0]:.1f}, "
           f"b = {model.a_b(MATERIAL_REFERENCE)[1]:.1f}")
     print(f"log-loss {nll:.4f} (outcome frequencies alone: {baseline_loss(y):.4f})")
-    for line in calibration(model, x, material, y):
-        print(line)
+    report(model, x, material, y)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             handle.write(model.to_json())
