@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Calibrate UCI_Elo: each level against Stockfish limited to the same UCI_Elo.
 
-    python3 tools/calibrate.py [--levels 1500,2000,2400] [--games 60] [--tc 10+0.1]
+    python tools/calibrate.py [--levels 1500,2000,2400] [--games 60] [--tc 10+0.1]
                                [--engine fianchetto] [--stockfish /usr/games/stockfish]
                                [--full-strength 2400] [--fit]
 
@@ -42,9 +42,10 @@ from typing import Dict, List, Optional
 
 from sprt import outcome_of, parse_summary  # fastchess's summary, read as the test log reads it
 
+from fianchetto import strength  # the installed package: run this with its Python
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-from fianchetto import strength  # noqa: E402
+TABLE = ROOT / "src" / "fianchetto" / "strength.json"   # --fit writes the repository's table
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
 STOCKFISH_ELO_RANGE = (1350, 2850)
 
@@ -156,8 +157,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(line)
     if args.fit:
         top, anchors = fitted_table(differences, full)
-        strength.save_table(top, anchors)
-        print(f"wrote {strength.TABLE_PATH}: full strength {top}; "
+        strength.save_table(top, anchors, TABLE)
+        print(f"wrote {TABLE}: full strength {top}; "
               + ", ".join(f"{a.elo}: {a.nodes} nodes" for a in anchors))
     return 0
 

@@ -89,12 +89,12 @@ class WdlModel:
         return cls(a, b, str(data.get("source", source)))
 
 
-#: Fitted by ``fianchetto wdl-fit`` on 724,092 positions of the shipped network's
+#: Fitted by ``fianchetto wdl-fit`` on 1,406,950 positions of the shipped network's
 #: self-play games (docs/training.md); networks/fianchetto.nnue.wdl.json holds the
-#: same model beside the network. a runs from about 454 at the least material to
-#: 87 with every piece on the board: 122 at 58 pawns' worth.
-DEFAULT_MODEL = WdlModel(a=(608.4264, -480.7101, -221.9975, 216.4633),
-                         b=(171.4384, 78.2348, 16.2065, -49.9739), source="default")
+#: same model beside the network. a runs from about 487 at the least material to
+#: 91 with every piece on the board: 111 at 58 pawns' worth.
+DEFAULT_MODEL = WdlModel(a=(689.6312, -660.6455, -169.2146, 251.2776),
+                         b=(176.4101, 66.0233, 6.1639, -32.0300), source="default")
 
 
 def exact(score_sign: int) -> Tuple[int, int, int]:
