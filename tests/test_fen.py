@@ -1,7 +1,6 @@
 """FEN parsing, validation and output."""
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 import textwrap

@@ -26,7 +26,6 @@ from fianchetto.learn.data import (
     header_bytes,
     open_records,
     write_positions,
-    write_records,
 )
 from fianchetto.learn.network import board_features
 from fianchetto.learn.synthetic import random_boards

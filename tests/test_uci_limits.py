@@ -24,10 +24,8 @@ time budget (not using the budget is behaviour, not a speed claim).
 from __future__ import annotations
 
 import random
-import re
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import chess

@@ -8,7 +8,7 @@ import time
 import chess
 import pytest
 
-from support.uci_pipe import UciPipe, ready_engine
+from support.uci_pipe import ready_engine
 
 FIRST = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 SECOND = "8/5k2/8/3K4/8/8/2R5/8 b - - 0 1"

@@ -132,7 +132,7 @@ def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Nam
         *engine_args(TEST_NAME, test, args.test_option),
         *engine_args(BASE_NAME, base, args.base_option),
         "-each", f"tc={args.tc}",
-        "-openings", f"file={args.openings}", "format=epd", "order=random", f"-srand", str(args.seed),
+        "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(args.seed),
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
         *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
         *ADJUDICATION,

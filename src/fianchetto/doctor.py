@@ -13,7 +13,6 @@ sets ``SyzygyPath``).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import platform
 import sys
