@@ -61,3 +61,9 @@ def test_full_strength_plays_without_the_limit():
                               openings="o.epd", games=20, concurrency=2)
     command = calibrate.level_command(args, 2400, Path("x.pgn"), full_strength=True)
     assert command.count("option.UCI_Elo=2400") == 1
+
+
+def test_no_play_reads_the_results_already_in_the_folder(tmp_path, capsys):
+    (tmp_path / "level2000.out").write_text(SUMMARY)
+    assert calibrate.main(["--levels", "2000", "--no-play", "--out", str(tmp_path)]) == 0
+    assert "| 2000 | 60 | 20-14-26 | 45.0% |" in capsys.readouterr().out

@@ -22,8 +22,10 @@ becomes an anchor (added, with the table's values there, if it was not one) and
 its node budget moves against the level's measured Elo difference, by the
 table's own Elo per doubling of nodes at that level, damped to 80% so that a
 noisy measurement does not overshoot; the measured full strength becomes
-``full_strength_elo``, the top of the ``UCI_Elo`` range. Run the calibration
-again after a fit: a fit is a step, the table row is the proof.
+``full_strength_elo``, the top of the ``UCI_Elo`` range. ``--no-play`` reads
+the results of levels already played from ``--out`` instead of playing them
+(to refit from some of them). Run the calibration again after a fit: a fit is
+a step, the table row is the proof.
 
 Stockfish 15.1's ``UCI_Elo`` runs from 1350 to 2850 (calibrated at 60+0.6 on the
 CCRL 40/4 scale); levels outside that range cannot be measured this way.
@@ -102,7 +104,10 @@ def fitted_table(differences: Dict[int, float], full_strength: Optional[float]):
 
 
 def play(args: argparse.Namespace, level: int, full_strength: bool = False) -> str:
+    """fastchess's output for one level: played now, or read back with --no-play."""
     name = f"full{level}" if full_strength else f"level{level}"
+    if args.no_play:
+        return (args.out / f"{name}.out").read_text(errors="replace")
     command = level_command(args, level, args.out / f"{name}.pgn", full_strength)
     print(" ".join(command), flush=True)
     log = args.out / f"{name}.out"   # written as the games go: tail -f it
@@ -125,8 +130,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--full-strength", type=int, default=None, metavar="LEVEL",
                         help="also play the unlimited engine against Stockfish at this UCI_Elo")
     parser.add_argument("--fit", action="store_true", help="refit src/fianchetto/strength.json from the results")
+    parser.add_argument("--no-play", action="store_true",
+                        help="play nothing: read the levels' results from the logs already in --out")
     args = parser.parse_args(argv)
-    if not args.fastchess:
+    if not args.fastchess and not args.no_play:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
         return 2
     levels = [int(x) for x in args.levels.split(",") if x.strip()]
