@@ -70,9 +70,12 @@ def load_table(path: Path = TABLE_PATH) -> Tuple[int, List[Anchor]]:
 def save_table(full_strength_elo: int, anchors: Sequence[Anchor], path: Path = TABLE_PATH) -> None:
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     data["full_strength_elo"] = int(full_strength_elo)
-    data["anchors"] = [{"elo": a.elo, "nodes": a.nodes, "candidates": a.candidates, "noise_cp": a.noise_cp}
-                       for a in anchors]
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    data["anchors"] = ["@%d@" % i for i in range(len(anchors))]       # one anchor per line
+    text = json.dumps(data, indent=2)
+    for i, a in enumerate(anchors):
+        row = {"elo": a.elo, "nodes": a.nodes, "candidates": a.candidates, "noise_cp": a.noise_cp}
+        text = text.replace(f'"@{i}@"', json.dumps(row))
+    path.write_text(text + "\n", encoding="utf-8")
 
 
 FULL_STRENGTH_ELO, ANCHORS = load_table()
