@@ -39,14 +39,26 @@ def core_scores(boards) -> np.ndarray:
     return np.array([core.evaluate_network(Board(board.fen())) for board in boards], dtype=np.int64)
 
 
-@pytest.mark.parametrize("hidden, seed", [(16, 1), (128, 2), (256, 3)])
-def test_core_agrees_with_the_references(load_into_core, hidden: int, seed: int) -> None:
+def test_the_core_reads_the_architectures_the_trainer_declares() -> None:
+    from fianchetto.learn import network
+
+    assert core.NETWORK_OUTPUT_BUCKETS == network.OUTPUT_BUCKETS
+    assert core.NETWORK_INPUTS == network.NUM_FEATURES
+    assert core.NETWORK_MAX_HIDDEN == network.ENGINE_MAX_HIDDEN
+    assert core.NETWORK_HEADER_BYTES == network.HEADER_SIZE
+    assert core.NETWORK_MAGIC == network.MAGIC
+
+
+@pytest.mark.parametrize("hidden, seed, buckets", [(16, 1, 1), (128, 2, 1), (256, 3, 1), (64, 4, 8), (256, 5, 8)])
+def test_core_agrees_with_the_references(load_into_core, hidden: int, seed: int, buckets: int) -> None:
     """1,000 positions: the core equals the integer reference, and the float forward
-    pass of the dequantised network within 1 + 400/16320 cp."""
+    pass of the dequantised network within 1 + 400/16320 cp (with eight output
+    buckets too: the core picks each position's bucket as the reference does)."""
     rng = np.random.default_rng(seed)
-    net = FloatNetwork.initial(hidden, rng)
+    net = FloatNetwork.initial(hidden, rng, buckets)
     net.ft_w += rng.normal(0.0, 0.15, net.ft_w.shape).astype(np.float32)
     net.out_w *= 20.0
+    net.out_w += rng.normal(0.0, 0.3, net.out_w.shape).astype(np.float32)   # buckets that differ
     net.clip_weights()
     quant = QuantNetwork.quantise(net)
     load_into_core(quant.to_bytes())
@@ -72,11 +84,15 @@ def test_core_self_play_data_reads_back(tmp_path: Path) -> None:
     assert set(batch.result.tolist()) <= {0.0, 1.0, 2.0}
 
 
-def test_self_play_train_load_evaluate(tmp_path: Path, load_into_core) -> None:
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_self_play_train_load_evaluate(tmp_path: Path, load_into_core, buckets: int) -> None:
     data = tmp_path / "gen.bin"
     generate(str(data), 400, GameSettings(nodes=300, random_plies=8, tablebases=False), threads=1, seed=4)
     out = tmp_path / "gen.nnue"
-    run_train(TrainConfig(data=[str(data)], out=str(out), epochs=1, hidden=32, batch=128), progress_stream=None, log=None)
+    run_train(TrainConfig(data=[str(data)], out=str(out), epochs=1, hidden=32, batch=128, buckets=buckets),
+              progress_stream=None, log=None)
+    assert QuantNetwork.load(out).buckets == buckets
+    assert core.load_network(out.read_bytes())["buckets"] == buckets
     load_into_core(out.read_bytes())
     boards = [chess.Board(), chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")]
     assert np.array_equal(core_scores(boards), QuantNetwork.load(out).evaluate_boards(boards))

@@ -33,14 +33,14 @@ from fianchetto.learn.network import (
 from fianchetto.learn.synthetic import random_boards
 
 
-def random_network(hidden: int, seed: int, spread: float = 1.0) -> FloatNetwork:
+def random_network(hidden: int, seed: int, spread: float = 1.0, buckets: int = 1) -> FloatNetwork:
     """Weights drawn wide enough that accumulators land below 0, inside and above 1."""
     rng = np.random.default_rng(seed)
     net = FloatNetwork(
         ft_w=rng.normal(0.0, 0.25 * spread, (768, hidden)).astype(np.float32),
         ft_b=rng.uniform(-0.5, 1.5, hidden).astype(np.float32),
-        out_w=rng.normal(0.0, 0.5 * spread, 2 * hidden).astype(np.float32),
-        out_b=np.array([rng.normal(0.0, 0.5)], dtype=np.float32),
+        out_w=rng.normal(0.0, 0.5 * spread, (buckets, 2 * hidden)).astype(np.float32),
+        out_b=rng.normal(0.0, 0.5, buckets).astype(np.float32),
     )
     net.clip_weights()
     return net
@@ -58,15 +58,17 @@ def c_div(a: int, b: int) -> int:
 
 
 def scalar_integer_eval(net: QuantNetwork, stm: List[int], nstm: List[int]) -> int:
-    """The core's evaluation for one position, one integer at a time."""
+    """The core's evaluation for one position, one integer at a time; the output
+    bucket is (pieces - 2) // 4 with 8 buckets."""
     hidden = net.hidden
+    bucket = min(max((len(stm) - 2) * net.buckets // 32, 0), net.buckets - 1)
     total = 0
     for half, features in enumerate((stm, nstm)):
         for j in range(hidden):
             acc = int(net.ft_b[j]) + sum(int(net.ft_w[f, j]) for f in features)
             v = min(max(acc, 0), QA)
-            total += v * v * int(net.out_w[half * hidden + j])
-    out = c_div(total, QA) + net.out_b
+            total += v * v * int(net.out_w[bucket, half * hidden + j])
+    out = c_div(total, QA) + int(net.out_b[bucket])
     return max(-15000, min(15000, c_div(out * SCALE, QA * QB)))
 
 
@@ -87,7 +89,7 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert back.to_bytes() == data
     for name in ("ft_w", "ft_b", "out_w"):
         assert np.array_equal(getattr(back, name), getattr(quant, name))
-    assert back.out_b == quant.out_b
+    assert np.array_equal(back.out_b, quant.out_b)
     assert np.array_equal(load_float(path).ft_w, quant.dequantise().ft_w)
 
 
@@ -149,24 +151,60 @@ def test_quantise_refuses_unclipped_weights() -> None:
         QuantNetwork.quantise(net)
 
 
-def test_integer_reference_matches_scalar_transcription() -> None:
+def test_output_buckets_follow_the_piece_count() -> None:
+    from fianchetto.learn.network import output_buckets
+
+    features = np.full((31, 32), PAD_FEATURE, dtype=np.int16)
+    for row, pieces in enumerate(range(2, 33)):
+        features[row, :pieces] = np.arange(pieces)
+    assert output_buckets(features, 8).tolist() == [(pieces - 2) // 4 for pieces in range(2, 33)]
+    assert output_buckets(features, 1).tolist() == [0] * 31
+
+
+def test_architecture_2_round_trip_and_header(tmp_path: Path) -> None:
+    quant = QuantNetwork.quantise(random_network(32, seed=31, buckets=8))
+    data = quant.to_bytes()
+    assert int.from_bytes(data[12:16], "little") == 2                   # the architecture field
+    assert len(data) == HEADER_SIZE + payload_size(32, 8)
+    back = QuantNetwork.from_bytes(data)
+    assert back.buckets == 8 and np.array_equal(back.out_w, quant.out_w)
+    assert np.array_equal(back.out_b, quant.out_b)
+    net = random_network(32, seed=31, buckets=8)
+    net.save_npz(tmp_path / "net.npz")
+    assert load_float(tmp_path / "net.npz").buckets == 8
+
+
+def test_a_single_output_layer_warm_starts_every_bucket() -> None:
+    _, batch = boards_batch(40, seed=33)
+    single = random_network(16, seed=33)
+    eight = single.with_buckets(8)
+    assert eight.buckets == 8
+    assert np.allclose(eight.evaluate_cp(batch.stm, batch.nstm), single.evaluate_cp(batch.stm, batch.nstm))
+    with pytest.raises(ValueError, match="cannot become"):
+        eight.with_buckets(1)
+
+
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_integer_reference_matches_scalar_transcription(buckets: int) -> None:
     _, batch = boards_batch(12, seed=21)
+    seen = []
     for seed in range(3):
-        quant = QuantNetwork.quantise(random_network(16, seed=seed))
+        quant = QuantNetwork.quantise(random_network(16, seed=seed, buckets=buckets))
         values = quant.evaluate(batch.stm, batch.nstm)
         for i in range(len(batch)):
             stm = [int(f) for f in batch.stm[i] if f != PAD_FEATURE]
             nstm = [int(f) for f in batch.nstm[i] if f != PAD_FEATURE]
             assert int(values[i]) == scalar_integer_eval(quant, stm, nstm)
-        assert (values < 0).any() and (values > 0).any(), "both signs exercise the truncation"
+        seen.extend(values.tolist())
+    assert min(seen) < 0 < max(seen), "both signs exercise the truncation"
 
 
-@pytest.mark.parametrize("hidden, seed", [(16, 5), (64, 6), (256, 7)])
-def test_integer_evaluation_agrees_with_float(hidden: int, seed: int) -> None:
+@pytest.mark.parametrize("hidden, seed, buckets", [(16, 5, 1), (64, 6, 1), (256, 7, 1), (64, 8, 8)])
+def test_integer_evaluation_agrees_with_float(hidden: int, seed: int, buckets: int) -> None:
     """Stated bounds: dequantised float within 1 + 400/16320 cp; the original float within
     quantisation_bound (worst-case weight rounding for at most 32 active features)."""
     _, batch = boards_batch(300, seed)
-    net = random_network(hidden, seed, spread=0.3)
+    net = random_network(hidden, seed, spread=0.3, buckets=buckets)
     quant = QuantNetwork.quantise(net)
     integer = quant.evaluate(batch.stm, batch.nstm).astype(np.float64)
     dequantised = quant.dequantise().evaluate_cp(batch.stm, batch.nstm).astype(np.float64)

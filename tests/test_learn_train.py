@@ -25,6 +25,7 @@ from fianchetto.learn.train import (
     checkpoint_path_for,
     cosine_lr,
     loss_and_gradients,
+    output_buckets,
     main_train,
     mirror_files,
     recentre_output_bias,
@@ -47,25 +48,32 @@ def small_config(data: Path, out: Path, **changes) -> TrainConfig:
     return TrainConfig(**settings)
 
 
-def test_gradients_match_finite_differences(data_file: Path) -> None:
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_gradients_match_finite_differences(data_file: Path, buckets: int) -> None:
     records, _ = material_records(40, seed=2)
     batch = decode(records)
     rng = np.random.default_rng(0)
-    net = FloatNetwork.initial(16, rng)
+    net = FloatNetwork.initial(16, rng, buckets)
     net = FloatNetwork(*(p.astype(np.float64) for p in net.parameters()))
     net.ft_w += rng.normal(0, 0.2, net.ft_w.shape)  # spread accumulators over all three SCReLU pieces
+    net.out_w += rng.normal(0, 0.1, net.out_w.shape)  # buckets that differ
     x = OneHot(len(batch)).fill(batch).astype(np.float64)
     target = targets(batch, 0.3).astype(np.float64)
-    _, grads = loss_and_gradients(net, x, target)
+    bucket = output_buckets(batch.stm, buckets)
+    _, grads = loss_and_gradients(net, x, target, bucket)
     used = sorted(set(batch.stm[:, 0].tolist()))[:2]
-    probes = [(0, (used[0], 3)), (0, (used[1], 7)), (1, (5,)), (2, (2,)), (2, (20,)), (3, (0,))]
+    b = int(bucket[0])
+    probes = [(0, (used[0], 3)), (0, (used[1], 7)), (1, (5,)), (2, (b, 2)), (2, (b, 20)), (3, (b,))]
+    unused = sorted(set(range(buckets)) - set(bucket.tolist()))
+    if unused:
+        assert not grads[2][unused[0]].any() and grads[3][unused[0]] == 0   # nobody reads it
     for which, index in probes:
         param = net.parameters()[which]
         saved = param[index]
         param[index] = saved + 1e-6
-        up, _ = loss_and_gradients(net, x, target)
+        up, _ = loss_and_gradients(net, x, target, bucket)
         param[index] = saved - 1e-6
-        down, _ = loss_and_gradients(net, x, target)
+        down, _ = loss_and_gradients(net, x, target, bucket)
         param[index] = saved
         numeric = (up - down) / 2e-6
         assert grads[which][index] == pytest.approx(numeric, rel=1e-3, abs=1e-9), (which, index)

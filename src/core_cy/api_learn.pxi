@@ -10,6 +10,8 @@ NETWORK_HEADER = _struct.Struct("<8s10I")
 NETWORK_HEADER_BYTES = NNUE_HEADER_BYTES
 NETWORK_INPUTS = NNUE_INPUTS
 NETWORK_MAX_HIDDEN = NNUE_MAX_HIDDEN
+#: Architecture -> output buckets, as the core reads them (learn/network.py declares the same).
+NETWORK_OUTPUT_BUCKETS = {NNUE_ARCH_SCRELU: 1, NNUE_ARCH_BUCKETS: NNUE_MAX_BUCKETS}
 DATA_MAGIC = b"FIANDATA"
 DATA_HEADER = _struct.Struct("<8sII")
 DATA_RECORD_BYTES = RECORD_BYTES
@@ -26,24 +28,25 @@ def _network_header(data):
         raise ValueError("not a Fianchetto network file (bad magic)")
     if version != NNUE_VERSION:
         raise ValueError(f"network file version {version}, this engine reads version {NNUE_VERSION}")
-    if arch != NNUE_ARCH_SCRELU or inputs != NNUE_INPUTS:
+    if arch not in NETWORK_OUTPUT_BUCKETS or inputs != NNUE_INPUTS:
         raise ValueError(f"unknown network architecture {arch} with {inputs} inputs")
+    buckets = NETWORK_OUTPUT_BUCKETS[arch]
     if not (16 <= hidden <= NNUE_MAX_HIDDEN and hidden % 16 == 0):
         raise ValueError(f"hidden layer of {hidden} not supported (16..{NNUE_MAX_HIDDEN}, a multiple of 16)")
     if not (1 <= qa <= 255 and 1 <= qb <= 1024 and 1 <= scale <= 10000):
         raise ValueError(f"quantisation out of range (QA {qa}, QB {qb}, scale {scale})")
-    expected = 2 * (NNUE_INPUTS * hidden + hidden + 2 * hidden) + 4
+    expected = 2 * (NNUE_INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
     if payload != expected:
         raise ValueError(f"payload of {payload} bytes, the architecture needs {expected}")
     if len(data) != NNUE_HEADER_BYTES + payload:
         raise ValueError(f"network file is {len(data)} bytes, expected {NNUE_HEADER_BYTES + payload} (truncated or padded)")
-    return dict(hidden=hidden, qa=qa, qb=qb, scale=scale, checksum=checksum)
+    return dict(hidden=hidden, buckets=buckets, qa=qa, qb=qb, scale=scale, checksum=checksum)
 
 
 cdef bint network_in_range(const Network* net) noexcept nogil:
     """Accumulators cannot overflow int16 (32 pieces) and output sums fit 32 bits."""
     cdef int i, f, h = net.hidden, worst
-    for i in range(2 * h):
+    for i in range(2 * h * net.buckets):
         if iabs(net.out_weights[i]) > NNUE_MAX_OUT_WEIGHT:
             return False
     for i in range(h):
@@ -68,17 +71,19 @@ def load_network(data):
     header = _network_header(raw)
     if fnv1a32(p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES) != header["checksum"]:
         raise ValueError("network file checksum mismatch (corrupt file)")
-    if not network_alloc(&fresh, header["hidden"]):
+    buckets = header["buckets"]
+    if not network_alloc(&fresh, header["hidden"], buckets):
         raise MemoryError("cannot allocate the network")
-    memcpy(fresh.ft_weights, p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES - 4)
-    fresh.out_bias = _struct.unpack_from("<i", raw, len(raw) - 4)[0]
+    memcpy(fresh.ft_weights, p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES - 4 * buckets)
+    for i, bias in enumerate(_struct.unpack_from(f"<{buckets}i", raw, len(raw) - 4 * buckets)):
+        fresh.out_bias[i] = bias
     fresh.qa, fresh.qb, fresh.scale = header["qa"], header["qb"], header["scale"]
     if not network_in_range(&fresh):
         network_free(&fresh)
         raise ValueError("network weights out of range (accumulators could overflow)")
     network_free(&NET)
     NET = fresh
-    return {"hidden": header["hidden"], "checksum": header["checksum"]}
+    return {"hidden": header["hidden"], "buckets": buckets, "checksum": header["checksum"]}
 
 
 def unload_network():

@@ -1,4 +1,6 @@
-# The learned evaluation: an efficiently updatable network (768 -> H) x 2 -> 1.
+# The learned evaluation: an efficiently updatable network (768 -> H) x 2 -> 1, with
+# one output layer (architecture 1) or eight chosen by the number of pieces
+# (architecture 2, output buckets).
 #
 # Each side's view of the board is a set of active features (piece, square),
 # mirrored for black. The first layer's output for each view, the accumulator,
@@ -11,7 +13,9 @@
 # described in docs/training.md.
 
 cdef enum:
-    NNUE_ARCH_SCRELU = 1       # the only architecture: 768 -> H perspective, SCReLU, -> 1
+    NNUE_ARCH_SCRELU = 1       # 768 -> H perspective, SCReLU, -> 1
+    NNUE_ARCH_BUCKETS = 2      # the same, -> 8 output layers by piece count
+    NNUE_MAX_BUCKETS = 8
     NNUE_VERSION = 1
     NNUE_HEADER_BYTES = 48
     NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
@@ -20,13 +24,14 @@ cdef enum:
 
 ctypedef struct Network:
     int hidden
+    int buckets                # output layers: 1, or NNUE_MAX_BUCKETS by piece count
     int qa                     # activation quantisation (clip value)
     int qb                     # output weight quantisation
     int scale                  # network units to centipawns
     int16_t* ft_weights        # [NNUE_INPUTS][hidden]
     int16_t* ft_bias           # [hidden]
-    int16_t* out_weights       # [2 * hidden]: side to move's half, then the other side's
-    int32_t out_bias
+    int16_t* out_weights       # [buckets][2 * hidden]: side to move's half, then the other side's
+    int32_t out_bias[NNUE_MAX_BUCKETS]
 
 cdef Network NET                # read-only while any search runs
 cdef bint NNUE_ACTIVE = False   # a network is loaded and the user wants it used
@@ -131,12 +136,19 @@ cdef void verify_accumulator(const Position* pos, const Accumulator* acc) noexce
     if not accumulators_equal(acc, &fresh):
         fc_fail("incremental accumulator differs from a refresh")
 
-cdef inline int network_output(const Accumulator* acc, Color side) noexcept nogil:
+cdef inline int output_bucket(const Position* pos) noexcept nogil:
+    """The output layer that reads pos: (pieces - 2) * buckets / 32, i.e. (pieces - 2) / 4
+    with eight (learn/network.py's output_buckets)."""
+    cdef int b = (fc_popcount(pos.by_type[0]) - 2) * NET.buckets // 32
+    return max(0, min(NET.buckets - 1, b))
+
+cdef inline int network_output(const Accumulator* acc, Color side, int bucket) noexcept nogil:
     """Centipawns for the side to move from the two views of an accumulator."""
     cdef int h = NET.hidden
-    cdef int64_t total = (<int64_t>fc_screlu_dot(acc.v[side], NET.out_weights, h, NET.qa)
-                          + fc_screlu_dot(acc.v[side ^ 1], NET.out_weights + h, h, NET.qa))
-    cdef int64_t out = total // NET.qa + NET.out_bias
+    cdef const int16_t* weights = NET.out_weights + bucket * 2 * h
+    cdef int64_t total = (<int64_t>fc_screlu_dot(acc.v[side], weights, h, NET.qa)
+                          + fc_screlu_dot(acc.v[side ^ 1], weights + h, h, NET.qa))
+    cdef int64_t out = total // NET.qa + NET.out_bias[bucket]
     cdef int64_t cp = out * NET.scale // (NET.qa * NET.qb)
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))
 
@@ -153,9 +165,9 @@ cdef int nnue_evaluate(const Position* pos) noexcept nogil:
     keep accumulators use them; others build one on the stack."""
     cdef Accumulator scratch
     if pos.accs != NULL:
-        return network_output(current_accumulator(<Position*>pos), pos.side)
+        return network_output(current_accumulator(<Position*>pos), pos.side, output_bucket(pos))
     accumulator_refresh(pos, &scratch)
-    return network_output(&scratch, pos.side)
+    return network_output(&scratch, pos.side, output_bucket(pos))
 
 cdef inline int evaluate(const Position* pos) noexcept nogil:
     """The static evaluation the search uses: the network when one is active,
@@ -181,15 +193,16 @@ cdef void network_free(Network* net) noexcept nogil:
     net.out_weights = NULL
     net.hidden = 0
 
-cdef bint network_alloc(Network* net, int hidden) noexcept nogil:
+cdef bint network_alloc(Network* net, int hidden, int buckets) noexcept nogil:
     """One block for all the int16 parameters; False when memory is short."""
-    cdef size_t count = (<size_t>NNUE_INPUTS + 1 + 2) * hidden
+    cdef size_t count = (<size_t>NNUE_INPUTS + 1 + 2 * buckets) * hidden
     net.ft_weights = <int16_t*>malloc(count * sizeof(int16_t))
     if net.ft_weights == NULL:
         return False
     net.ft_bias = net.ft_weights + NNUE_INPUTS * hidden
     net.out_weights = net.ft_bias + hidden
     net.hidden = hidden
+    net.buckets = buckets
     return True
 
 

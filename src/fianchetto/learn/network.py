@@ -4,9 +4,12 @@ Architecture 1 is ``(768 -> H) x 2 -> 1``: one feature transformer (weights
 ``ft_w[768][H]``, bias ``ft_b[H]``) turns each side's view of the board into an
 accumulator; both accumulators pass through SCReLU (clip to ``[0, 1]``, then
 square) and are concatenated side to move first; one output neuron reads the
-``2H`` values.  In floats::
+``2H`` values.  Architecture 2 is the same with 8 output neurons, *output
+buckets*: a position is read by the one for its number of pieces,
+``(pieces - 2) // 4`` (:func:`output_buckets`).  In floats, with ``b`` the
+position's bucket (always 0 in architecture 1)::
 
-    y  = screlu(a_stm) . out_w[:H] + screlu(a_nstm) . out_w[H:] + out_b
+    y  = screlu(a_stm) . out_w[b, :H] + screlu(a_nstm) . out_w[b, H:] + out_b[b]
     cp = y * 400
 
 The core evaluates the quantised network in integers, and
@@ -19,10 +22,10 @@ The core evaluates the quantised network in integers, and
     cp   = clamp(trunc(out * scale / (QA * QB)), -15000, 15000)
 
 File layout (little-endian): a 48-byte header -- magic ``b"FIANNUE\\0"``,
-version 1, architecture 1, inputs 768, hidden H (a multiple of 16 in 16..1024),
-QA 255, QB 64, scale 400, payload size, FNV-1a 32-bit checksum of the payload,
-reserved 0 -- then the payload ``ft_w int16[768][H]``, ``ft_b int16[H]``,
-``out_w int16[2H]``, ``out_b int32``.
+version 1, architecture (1 or 2), inputs 768, hidden H (a multiple of 16 in
+16..1024), QA 255, QB 64, scale 400, payload size, FNV-1a 32-bit checksum of the
+payload, reserved 0 -- then the payload ``ft_w int16[768][H]``, ``ft_b int16[H]``,
+``out_w int16[buckets][2H]``, ``out_b int32[buckets]``.
 
 Quantisation error.  Against the float forward pass of the *dequantised*
 network (:meth:`QuantNetwork.dequantise`) the integer evaluation differs only by
@@ -44,7 +47,11 @@ from fianchetto.learn.data import MAX_PIECES, NUM_FEATURES, PAD_FEATURE, feature
 
 MAGIC = b"FIANNUE\0"
 VERSION = 1
-ARCHITECTURE = 1
+#: The architectures of the format, declared once: architecture -> output buckets.
+#: The trainer builds them, the file stores them and the core evaluates them
+#: (tests/test_learn_network.py checks the core against this module).
+OUTPUT_BUCKETS = {1: 1, 2: 8}
+ARCHITECTURE = 1      # what a network with one output bucket is
 QA = 255
 QB = 64
 SCALE = 400
@@ -96,9 +103,24 @@ def check_hidden(hidden: int) -> None:
         raise ValueError(f"hidden size {hidden} is not a multiple of 16 in {MIN_HIDDEN}..{MAX_HIDDEN}")
 
 
-def payload_size(hidden: int) -> int:
+def payload_size(hidden: int, buckets: int = 1) -> int:
     """Bytes of the payload of a network with ``hidden`` neurons per perspective."""
-    return 2 * (NUM_FEATURES * hidden + hidden + 2 * hidden) + 4
+    return 2 * (NUM_FEATURES * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
+
+
+def architecture_for(buckets: int) -> int:
+    """The architecture number of a network with this many output buckets."""
+    for architecture, count in OUTPUT_BUCKETS.items():
+        if count == buckets:
+            return architecture
+    raise ValueError(f"{buckets} output buckets: the format has {sorted(OUTPUT_BUCKETS.values())}")
+
+
+def output_buckets(features: np.ndarray, buckets: int) -> np.ndarray:
+    """Each position's output bucket from its padded feature list ``(B, 32)``: by the
+    number of pieces, ``(pieces - 2) * buckets // 32`` (0 with one bucket)."""
+    pieces = np.sum(features < NUM_FEATURES, axis=1)
+    return np.clip((pieces - 2) * buckets // 32, 0, buckets - 1).astype(np.int64)
 
 
 def screlu(x: np.ndarray) -> np.ndarray:
@@ -160,29 +182,54 @@ def accumulate(rows: np.ndarray, bias: np.ndarray, features: np.ndarray) -> np.n
 
 @dataclass
 class FloatNetwork:
-    """Float parameters of an architecture-1 network (float32 arrays)."""
+    """Float parameters of a network (float32 arrays). A one-dimensional ``out_w``
+    (and one-element ``out_b``) is taken as a single output bucket."""
 
     ft_w: np.ndarray  # (768, H)
     ft_b: np.ndarray  # (H,)
-    out_w: np.ndarray  # (2H,), side to move's half first
-    out_b: np.ndarray  # (1,)
+    out_w: np.ndarray  # (buckets, 2H), side to move's half first
+    out_b: np.ndarray  # (buckets,)
+
+    def __post_init__(self) -> None:
+        self.out_w = self.out_w.reshape(-1, 2 * self.ft_b.shape[0])
+        self.out_b = self.out_b.reshape(-1)
 
     @property
     def hidden(self) -> int:
         return int(self.ft_b.shape[0])
 
+    @property
+    def buckets(self) -> int:
+        return int(self.out_w.shape[0])
+
+    @property
+    def architecture(self) -> int:
+        return architecture_for(self.buckets)
+
     @classmethod
-    def initial(cls, hidden: int, rng: np.random.Generator) -> "FloatNetwork":
+    def initial(cls, hidden: int, rng: np.random.Generator, buckets: int = 1) -> "FloatNetwork":
         """Random starting weights: accumulators of a typical position spread over ``[0, 1]``."""
         check_hidden(hidden)
+        architecture_for(buckets)
         ft_scale = 1.0 / np.sqrt(MAX_PIECES)
         out_scale = 1.0 / np.sqrt(2 * hidden)
         return cls(
             ft_w=rng.uniform(-ft_scale, ft_scale, (NUM_FEATURES, hidden)).astype(np.float32),
             ft_b=np.full(hidden, 0.5, dtype=np.float32),
-            out_w=rng.uniform(-out_scale, out_scale, 2 * hidden).astype(np.float32),
-            out_b=np.zeros(1, dtype=np.float32),
+            out_w=rng.uniform(-out_scale, out_scale, (buckets, 2 * hidden)).astype(np.float32),
+            out_b=np.zeros(buckets, dtype=np.float32),
         )
+
+    def with_buckets(self, buckets: int) -> "FloatNetwork":
+        """This network with `buckets` output buckets: a single output layer is copied
+        into every bucket (a warm start); otherwise the counts must agree."""
+        if buckets == self.buckets:
+            return self
+        if self.buckets != 1:
+            raise ValueError(f"a network with {self.buckets} output buckets cannot become {buckets}")
+        architecture_for(buckets)
+        return FloatNetwork(self.ft_w, self.ft_b, np.repeat(self.out_w, buckets, axis=0),
+                            np.repeat(self.out_b, buckets))
 
     def parameters(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.ft_w, self.ft_b, self.out_w, self.out_b
@@ -202,9 +249,11 @@ class FloatNetwork:
     def forward(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
         """Network output ``y`` (B,) for padded feature lists of both views."""
         hidden = self.hidden
-        y = screlu(self.accumulators(stm)) @ self.out_w[:hidden]
-        y += screlu(self.accumulators(nstm)) @ self.out_w[hidden:]
-        return y + self.out_b[0]
+        bucket = output_buckets(stm, self.buckets)
+        weights = self.out_w[bucket]
+        y = np.sum(screlu(self.accumulators(stm)) * weights[:, :hidden], axis=1)
+        y += np.sum(screlu(self.accumulators(nstm)) * weights[:, hidden:], axis=1)
+        return y + self.out_b[bucket]
 
     def evaluate_cp(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
         """Float evaluation in centipawns, side to move's view: ``400 * y``."""
@@ -217,19 +266,23 @@ class FloatNetwork:
     def save_npz(self, path: PathLike) -> None:
         """Save the float parameters (a checkpoint to continue training from)."""
         with open(path, "wb") as handle:
-            np.savez(handle, architecture=ARCHITECTURE, ft_w=self.ft_w, ft_b=self.ft_b, out_w=self.out_w, out_b=self.out_b)
+            np.savez(handle, architecture=self.architecture, ft_w=self.ft_w, ft_b=self.ft_b, out_w=self.out_w,
+                     out_b=self.out_b)
 
     @classmethod
     def load_npz(cls, path: PathLike) -> "FloatNetwork":
         """Load a float checkpoint written by :meth:`save_npz`."""
         with np.load(path) as data:
-            if int(data["architecture"]) != ARCHITECTURE:
-                raise ValueError(f"{path}: architecture {int(data['architecture'])}, expected {ARCHITECTURE}")
+            architecture = int(data["architecture"])
+            if architecture not in OUTPUT_BUCKETS:
+                raise ValueError(f"{path}: architecture {architecture}, expected one of {sorted(OUTPUT_BUCKETS)}")
             net = cls(*(data[k].astype(np.float32) for k in ("ft_w", "ft_b", "out_w", "out_b")))
-        hidden = net.hidden
+        hidden, buckets = net.hidden, OUTPUT_BUCKETS[architecture]
         check_hidden(hidden)
-        if net.ft_w.shape != (NUM_FEATURES, hidden) or net.out_w.shape != (2 * hidden,) or net.out_b.shape != (1,):
-            raise ValueError(f"{path}: parameter shapes do not match hidden size {hidden}")
+        if net.ft_w.shape != (NUM_FEATURES, hidden) or net.out_w.shape != (buckets, 2 * hidden) \
+                or net.out_b.shape != (buckets,):
+            raise ValueError(f"{path}: parameter shapes do not match hidden size {hidden} "
+                             f"and architecture {architecture}")
         return net
 
 
@@ -243,12 +296,20 @@ class QuantNetwork:
 
     ft_w: np.ndarray  # int16 (768, H)
     ft_b: np.ndarray  # int16 (H,)
-    out_w: np.ndarray  # int16 (2H,)
-    out_b: int  # int32
+    out_w: np.ndarray  # int16 (buckets, 2H)
+    out_b: np.ndarray  # int64 (buckets,), each fits int32
+
+    def __post_init__(self) -> None:
+        self.out_w = np.asarray(self.out_w).reshape(-1, 2 * self.ft_b.shape[0])
+        self.out_b = np.asarray(self.out_b, dtype=np.int64).reshape(-1)
 
     @property
     def hidden(self) -> int:
         return int(self.ft_b.shape[0])
+
+    @property
+    def buckets(self) -> int:
+        return int(self.out_w.shape[0])
 
     @classmethod
     def quantise(cls, net: FloatNetwork) -> "QuantNetwork":
@@ -261,11 +322,11 @@ class QuantNetwork:
         ft_w = np.round(net.ft_w.astype(np.float64) * QA)
         ft_b = np.round(net.ft_b.astype(np.float64) * QA)
         out_w = np.round(net.out_w.astype(np.float64) * QB)
-        out_b = int(np.round(float(net.out_b[0]) * QA * QB))
+        out_b = np.round(net.out_b.astype(np.float64) * QA * QB).astype(np.int64)
         for name, values in (("ft_w", ft_w), ("ft_b", ft_b), ("out_w", out_w)):
             if np.abs(values).max() > 32767:
                 raise ValueError(f"{name} does not fit int16 after quantisation (weights not clipped?)")
-        if not -(2**31) <= out_b < 2**31:
+        if np.any(out_b < -(2**31)) or np.any(out_b >= 2**31):
             raise ValueError("out_b does not fit int32 after quantisation")
         return cls(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
 
@@ -275,7 +336,7 @@ class QuantNetwork:
             ft_w=(self.ft_w.astype(np.float64) / QA).astype(np.float32),
             ft_b=(self.ft_b.astype(np.float64) / QA).astype(np.float32),
             out_w=(self.out_w.astype(np.float64) / QB).astype(np.float32),
-            out_b=np.array([self.out_b / (QA * QB)], dtype=np.float32),
+            out_b=(self.out_b.astype(np.float64) / (QA * QB)).astype(np.float32),
         )
 
     def evaluate(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
@@ -291,7 +352,7 @@ class QuantNetwork:
                 self.ft_w.astype("<i2").tobytes(),
                 self.ft_b.astype("<i2").tobytes(),
                 self.out_w.astype("<i2").tobytes(),
-                np.array([self.out_b], dtype="<i4").tobytes(),
+                self.out_b.astype("<i4").tobytes(),
             )
         )
 
@@ -302,7 +363,7 @@ class QuantNetwork:
         header["magic"] = MAGIC
         for name, value in (
             ("version", VERSION),
-            ("architecture", ARCHITECTURE),
+            ("architecture", architecture_for(self.buckets)),
             ("inputs", NUM_FEATURES),
             ("hidden", self.hidden),
             ("qa", QA),
@@ -323,14 +384,15 @@ class QuantNetwork:
         """Parse a ``FIANNUE`` file; ``ValueError`` names whatever is wrong."""
         header = parse_header(data, name)
         hidden = int(header["hidden"])
+        buckets = OUTPUT_BUCKETS[int(header["architecture"])]
         ft_w_end = HEADER_SIZE + 2 * NUM_FEATURES * hidden
         ft_b_end = ft_w_end + 2 * hidden
-        out_w_end = ft_b_end + 4 * hidden
+        out_w_end = ft_b_end + 4 * hidden * buckets
         return cls(
             ft_w=np.frombuffer(data[HEADER_SIZE:ft_w_end], dtype="<i2").reshape(NUM_FEATURES, hidden).astype(np.int16),
             ft_b=np.frombuffer(data[ft_w_end:ft_b_end], dtype="<i2").astype(np.int16),
-            out_w=np.frombuffer(data[ft_b_end:out_w_end], dtype="<i2").astype(np.int16),
-            out_b=int(np.frombuffer(data[out_w_end : out_w_end + 4], dtype="<i4")[0]),
+            out_w=np.frombuffer(data[ft_b_end:out_w_end], dtype="<i2").reshape(buckets, 2 * hidden).astype(np.int16),
+            out_b=np.frombuffer(data[out_w_end : out_w_end + 4 * buckets], dtype="<i4").astype(np.int64),
         )
 
     @classmethod
@@ -346,9 +408,11 @@ def parse_header(data: bytes, name: str = "network") -> np.ndarray:
     header = np.frombuffer(data[:HEADER_SIZE], dtype=HEADER_DTYPE)[0]
     if bytes(header["magic"]).ljust(8, b"\0") != MAGIC:
         raise ValueError(f"{name}: not a FIANNUE network (magic {data[:8]!r})")
+    if int(header["architecture"]) not in OUTPUT_BUCKETS:
+        raise ValueError(f"{name}: unsupported architecture {int(header['architecture'])}, "
+                         f"expected one of {sorted(OUTPUT_BUCKETS)}")
     expected = (
         ("version", VERSION),
-        ("architecture", ARCHITECTURE),
         ("inputs", NUM_FEATURES),
         ("qa", QA),
         ("qb", QB),
@@ -363,7 +427,7 @@ def parse_header(data: bytes, name: str = "network") -> np.ndarray:
         check_hidden(hidden)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
-    size = payload_size(hidden)
+    size = payload_size(hidden, OUTPUT_BUCKETS[int(header["architecture"])])
     if int(header["payload_bytes"]) != size:
         raise ValueError(f"{name}: payload size {int(header['payload_bytes'])}, expected {size} for hidden {hidden}")
     if len(data) < HEADER_SIZE + size:
@@ -400,11 +464,12 @@ def integer_evaluate(net: QuantNetwork, stm: np.ndarray, nstm: np.ndarray) -> np
     hidden = net.hidden
     ft_w = net.ft_w.astype(np.int32)
     ft_b = net.ft_b.astype(np.int32)
-    out_w = net.out_w.astype(np.int64)
+    bucket = output_buckets(stm, net.buckets)
+    out_w = net.out_w.astype(np.int64)[bucket]
     v_stm = np.clip(accumulate(ft_w, ft_b, stm), 0, QA).astype(np.int64)
     v_nstm = np.clip(accumulate(ft_w, ft_b, nstm), 0, QA).astype(np.int64)
-    s = (v_stm * v_stm) @ out_w[:hidden] + (v_nstm * v_nstm) @ out_w[hidden:]
-    out = truncating_divide(s, QA) + net.out_b
+    s = np.sum(v_stm * v_stm * out_w[:, :hidden], axis=1) + np.sum(v_nstm * v_nstm * out_w[:, hidden:], axis=1)
+    out = truncating_divide(s, QA) + net.out_b[bucket]
     return np.clip(truncating_divide(out * SCALE, QA * QB), -VALUE_NETWORK_MAX, VALUE_NETWORK_MAX)
 
 
@@ -425,5 +490,6 @@ def quantisation_bound(net: FloatNetwork, active: int = MAX_PIECES) -> float:
     """
     acc_error = (active + 1) * 0.5 / QA
     out_w_rounded = np.abs(net.out_w.astype(np.float64)) + 0.5 / QB
-    weight_error = float(np.sum(out_w_rounded * 2 * acc_error)) + 2 * net.hidden * 0.5 / QB + 0.5 / (QA * QB)
+    worst_bucket = float(np.max(np.sum(out_w_rounded * 2 * acc_error, axis=1)))
+    weight_error = worst_bucket + 2 * net.hidden * 0.5 / QB + 0.5 / (QA * QB)
     return SCALE * weight_error + DEQUANTISED_BOUND_CP

@@ -33,13 +33,16 @@ import numpy as np
 from fianchetto.learn.data import NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
     ENGINE_MAX_HIDDEN,
+    OUTPUT_BUCKETS,
     QA,
     QB,
     SCALE,
     FloatNetwork,
     QuantNetwork,
+    architecture_for,
     check_hidden,
     load_float,
+    output_buckets,
     sigmoid,
 )
 
@@ -67,6 +70,7 @@ class TrainConfig:
     val_fraction: float = 0.02
     init: Optional[str] = None
     mirror: bool = True
+    buckets: int = 1
 
 
 @dataclass
@@ -147,35 +151,52 @@ class OneHot:
         return self.matrix[: 2 * size, :NUM_FEATURES]
 
 
-def forward_dense(net: FloatNetwork, x: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Clipped accumulators, their squares (SCReLU) and outputs ``y`` for a ``(2n, 768)`` one-hot matrix."""
+def forward_dense(net: FloatNetwork, x: np.ndarray,
+                  bucket: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Clipped accumulators, their squares (SCReLU) and outputs ``y`` for a ``(2n, 768)``
+    one-hot matrix whose positions read the output buckets ``bucket`` (n,)."""
     size = x.shape[0] // 2
     hidden = net.hidden
     clipped = x @ net.ft_w
     clipped += net.ft_b
     np.clip(clipped, 0.0, 1.0, out=clipped)
     squared = clipped * clipped
-    y = squared[:size] @ net.out_w[:hidden] + squared[size:] @ net.out_w[hidden:] + net.out_b[0]
+    if net.buckets == 1:
+        y = squared[:size] @ net.out_w[0, :hidden] + squared[size:] @ net.out_w[0, hidden:] + net.out_b[0]
+    else:
+        weights = net.out_w[bucket]
+        y = (np.einsum("ij,ij->i", squared[:size], weights[:, :hidden])
+             + np.einsum("ij,ij->i", squared[size:], weights[:, hidden:]) + net.out_b[bucket])
     return clipped, squared, y
 
 
-def loss_and_gradients(net: FloatNetwork, x: np.ndarray, target: np.ndarray) -> Tuple[float, List[np.ndarray]]:
+def loss_and_gradients(net: FloatNetwork, x: np.ndarray, target: np.ndarray,
+                       bucket: np.ndarray) -> Tuple[float, List[np.ndarray]]:
     """Mean squared error of ``sigmoid(y)`` against ``target`` and its parameter gradients."""
     size = len(target)
     hidden = net.hidden
-    clipped, squared, y = forward_dense(net, x)
+    clipped, squared, y = forward_dense(net, x, bucket)
     prediction = sigmoid(y)
     error = prediction - target
     loss = float(np.mean(error * error))
     dy = (2.0 / size) * error * prediction * (1.0 - prediction)
-    d_out_w = np.concatenate([dy @ squared[:size], dy @ squared[size:]])
-    d_out_b = np.array([dy.sum()], dtype=net.out_b.dtype)
+    # Each bucket's output weights gather the positions that read them: a (buckets, n)
+    # matrix holding dy in each position's bucket row turns that into two products.
+    by_bucket = np.zeros((net.buckets, size), dtype=dy.dtype)
+    by_bucket[bucket, np.arange(size)] = dy
+    d_out_w = np.concatenate([by_bucket @ squared[:size], by_bucket @ squared[size:]], axis=1)
+    d_out_b = by_bucket.sum(axis=1).astype(net.out_b.dtype)
     # d acc = dy * out_w * 2 * clip(acc), zero where the clip is flat.  Below 0 the clip
     # is 0 already; at or above 1 it is exactly 1, and c - floor(c) clears those.
     d_acc = np.floor(clipped, out=squared)
     np.subtract(clipped, d_acc, out=d_acc)
-    d_acc[:size] *= np.outer(2.0 * dy, net.out_w[:hidden])
-    d_acc[size:] *= np.outer(2.0 * dy, net.out_w[hidden:])
+    if net.buckets == 1:
+        d_acc[:size] *= np.outer(2.0 * dy, net.out_w[0, :hidden])
+        d_acc[size:] *= np.outer(2.0 * dy, net.out_w[0, hidden:])
+    else:
+        weights = net.out_w[bucket]
+        d_acc[:size] *= (2.0 * dy)[:, None] * weights[:, :hidden]
+        d_acc[size:] *= (2.0 * dy)[:, None] * weights[:, hidden:]
     d_ft_b = d_acc.sum(axis=0)
     d_ft_w = x.T @ d_acc
     return loss, [d_ft_w, d_ft_b, d_out_w.astype(net.out_w.dtype), d_out_b]
@@ -285,7 +306,7 @@ def train_epoch(
         if config.mirror:
             mirror_files(batch, np.flatnonzero(rng.random(len(batch)) < 0.5))
         x = onehot.fill(batch)
-        loss, grads = loss_and_gradients(net, x, targets(batch, config.lam))
+        loss, grads = loss_and_gradients(net, x, targets(batch, config.lam), output_buckets(batch.stm, net.buckets))
         adam.step(grads, cosine_lr(config.lr, step, total_steps))
         net.clip_weights()
         step += 1
@@ -303,6 +324,7 @@ def checkpoint_path_for(out: Path) -> Path:
 def check_config(config: TrainConfig) -> None:
     """``ValueError`` for options out of range."""
     check_hidden(config.hidden)
+    architecture_for(config.buckets)
     if config.epochs < 1:
         raise ValueError("epochs must be at least 1")
     if config.batch < 1:
@@ -327,14 +349,15 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     if len(dataset) < 2:
         raise ValueError(f"{len(dataset)} positions in the data; at least 2 are needed")
     if config.init:
-        net = load_float(config.init)
+        net = load_float(config.init).with_buckets(config.buckets)
         if net.hidden != config.hidden:
             raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
         net.clip_weights()
     else:
-        net = FloatNetwork.initial(config.hidden, rng)
+        net = FloatNetwork.initial(config.hidden, rng, config.buckets)
     train_idx, val_idx = split_indices(len(dataset), config.val_fraction, rng)
-    say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; hidden {config.hidden}")
+    say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
+             f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}")
     adam = Adam(net.parameters())
     onehot = OneHot(min(config.batch, len(train_idx)))
     steps_per_epoch = -(-len(train_idx) // config.batch)
@@ -369,13 +392,19 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
 
 def recentre_output_bias(quantised: QuantNetwork, net: FloatNetwork, batch: Batch) -> float:
     """Rounding the output weights to 1/QB shifts the integer evaluation by a nearly
-    constant amount; move the output bias so the mean over ``batch`` matches the
-    float network again. Returns the shift in centipawns."""
+    constant amount; move each bucket's output bias so the mean over the positions of
+    ``batch`` that read it matches the float network again (the overall mean for a
+    bucket no position reads). Returns the overall shift in centipawns."""
     if len(batch) == 0:
         return 0.0
-    gap = float(np.mean(net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)))
-    quantised.out_b += int(round(gap * QA * QB / SCALE))
-    return gap
+    gaps = net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)
+    bucket = output_buckets(batch.stm, quantised.buckets)
+    overall = float(np.mean(gaps))
+    for b in range(quantised.buckets):
+        chosen = gaps[bucket == b]
+        gap = float(np.mean(chosen)) if len(chosen) else overall
+        quantised.out_b[b] += int(round(gap * QA * QB / SCALE))
+    return overall
 
 
 def say(stream: Optional[TextIO], line: str) -> None:
@@ -403,7 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--val-fraction", type=float, metavar="F", default=defaults.val_fraction, help=f"held-out share (default {defaults.val_fraction})")
     parser.add_argument("--no-mirror", dest="mirror", action="store_false",
                         help="do not show half of each batch flipped left to right")
-    parser.add_argument("--init", default=None, metavar="NET", help="start from this network (.npz checkpoint or FIANNUE file)")
+    parser.add_argument("--init", default=None, metavar="NET",
+                        help="start from this network (.npz checkpoint or FIANNUE file); a single output "
+                             "layer is copied into every bucket")
+    parser.add_argument("--buckets", type=int, default=defaults.buckets, choices=sorted(OUTPUT_BUCKETS.values()),
+                        help=f"output buckets by piece count (default {defaults.buckets}; 8 is architecture 2)")
     return parser
 
 
@@ -420,6 +453,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         val_fraction=args.val_fraction,
         init=args.init,
         mirror=args.mirror,
+        buckets=args.buckets,
     )
 
 
