@@ -177,3 +177,30 @@ def test_recentring_the_output_bias_removes_the_mean_rounding_error() -> None:
     recentre_output_bias(quantised, net, batch)
     gap = net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)
     assert abs(float(np.mean(gap))) < 1.5
+
+
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_an_interrupted_training_resumes_as_if_it_never_stopped(data_file: Path, tmp_path: Path,
+                                                                buckets: int) -> None:
+    whole = run_train(small_config(data_file, tmp_path / "whole.nnue", epochs=3, buckets=buckets),
+                      progress_stream=None, log=None)
+    parts = tmp_path / "parts.nnue"
+    first = run_train(small_config(data_file, parts, epochs=3, buckets=buckets, stop_after=2),
+                      progress_stream=None, log=None)
+    assert len(first.history) == 2 and not parts.exists()             # no network until the end
+    assert (tmp_path / "parts.nnue.train.npz").exists()
+    rest = run_train(small_config(data_file, parts, epochs=3, buckets=buckets, resume=True),
+                     progress_stream=None, log=None)
+    assert parts.read_bytes() == (tmp_path / "whole.nnue").read_bytes()
+    assert [h.val_loss for h in rest.history] == [h.val_loss for h in whole.history]
+    assert rest.initial_val_loss == whole.initial_val_loss
+
+
+def test_a_resume_with_other_settings_is_refused(data_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "net.nnue"
+    run_train(small_config(data_file, out, epochs=2, stop_after=1), progress_stream=None, log=None)
+    with pytest.raises(ValueError, match="other settings"):
+        run_train(small_config(data_file, out, epochs=2, lr=1e-2, resume=True), progress_stream=None, log=None)
+    (tmp_path / "net.nnue.train.npz").write_bytes(b"not a state")
+    with pytest.raises(ValueError, match="cannot resume"):
+        run_train(small_config(data_file, out, epochs=2, resume=True), progress_stream=None, log=None)

@@ -21,7 +21,9 @@ the dense gradient product.)
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -71,6 +73,8 @@ class TrainConfig:
     init: Optional[str] = None
     mirror: bool = True
     buckets: int = 1
+    resume: bool = False          # go on from the training state beside ``out``
+    stop_after: Optional[int] = None   # end this run after this epoch (the state is kept)
 
 
 @dataclass
@@ -315,6 +319,59 @@ def train_epoch(
     return loss_sum / max(len(order), 1)
 
 
+def state_path_for(out: Path) -> Path:
+    """Where the training state (network, optimiser, epoch, shuffle) goes: beside ``out``."""
+    return out.with_name(out.name + ".train.npz")
+
+
+#: The settings a resumed run must share with the run that saved the state.
+RESUME_KEYS = ("data", "epochs", "hidden", "seed", "lam", "lr", "batch", "val_fraction", "mirror", "buckets")
+
+
+def config_fingerprint(config: TrainConfig) -> str:
+    return json.dumps({key: getattr(config, key) for key in RESUME_KEYS}, sort_keys=True)
+
+
+def save_state(path: Path, net: FloatNetwork, adam: Adam, epoch: int, rng: np.random.Generator,
+               train_idx: np.ndarray, result: "TrainResult", config: TrainConfig) -> None:
+    """Everything needed to go on after ``epoch`` exactly as an uninterrupted run
+    would: written to a temporary file and renamed, so a crash leaves the old state."""
+    arrays = {f"param{i}": p for i, p in enumerate(net.parameters())}
+    arrays.update({f"m{i}": m for i, m in enumerate(adam.m)})
+    arrays.update({f"v{i}": v for i, v in enumerate(adam.v)})
+    history = [[h.epoch, h.train_loss, h.val_loss, h.seconds, h.positions] for h in result.history]
+    meta = {"epoch": epoch, "adam_t": adam.t, "rng": rng.bit_generator.state, "history": history,
+            "initial_val_loss": result.initial_val_loss, "config": config_fingerprint(config)}
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        np.savez(handle, train_idx=train_idx, meta=np.array(json.dumps(meta)), **arrays)
+    os.replace(temporary, path)
+
+
+def load_state(path: Path, net: FloatNetwork, adam: Adam, rng: np.random.Generator, result: "TrainResult",
+               config: TrainConfig) -> Tuple[int, np.ndarray]:
+    """Restore a saved state into ``net``, ``adam``, ``rng`` and ``result``; returns
+    (epochs done, the training order). ValueError when it is not this run's."""
+    try:
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta["config"] != config_fingerprint(config):
+                raise ValueError(f"{path}: saved by a run with other settings ({meta['config']})")
+            for i, p in enumerate(net.parameters()):
+                p[...] = data[f"param{i}"]
+            for i in range(len(adam.m)):
+                adam.m[i][...] = data[f"m{i}"]
+                adam.v[i][...] = data[f"v{i}"]
+            train_idx = data["train_idx"].copy()
+    except (OSError, KeyError, ValueError) as exc:
+        raise ValueError(f"cannot resume from {path}: {exc}") from None
+    adam.t = int(meta["adam_t"])
+    rng.bit_generator.state = meta["rng"]
+    result.initial_val_loss = float(meta["initial_val_loss"])
+    result.history = [EpochStats(int(e), t, v, s, int(n)) for e, t, v, s, n in meta["history"]]
+    return int(meta["epoch"]), train_idx
+
+
 def checkpoint_path_for(out: Path) -> Path:
     """Where the float checkpoint goes: beside ``out``, suffix ``.npz``."""
     path = out.with_suffix(".npz")
@@ -335,6 +392,10 @@ def check_config(config: TrainConfig) -> None:
         raise ValueError("val-fraction must be in [0, 1)")
     if config.lr <= 0:
         raise ValueError("lr must be positive")
+    if config.stop_after is not None and config.stop_after < 1:
+        raise ValueError("stop-after must be at least 1")
+    if (config.resume or config.stop_after) and not config.out:
+        raise ValueError("resume and stop-after need an output path (the state lives beside it)")
 
 
 def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log: Optional[TextIO] = None) -> TrainResult:
@@ -361,9 +422,17 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     adam = Adam(net.parameters())
     onehot = OneHot(min(config.batch, len(train_idx)))
     steps_per_epoch = -(-len(train_idx) // config.batch)
-    result = TrainResult(network=net, initial_val_loss=validation_loss(net, dataset, val_idx, config.lam))
-    say(log, f"epoch 0: validation loss {result.initial_val_loss:.6f} (before training)")
-    for epoch in range(1, config.epochs + 1):
+    state = state_path_for(Path(config.out)) if config.out else None
+    result = TrainResult(network=net)
+    done = 0
+    if config.resume and state is not None and state.exists():
+        done, train_idx = load_state(state, net, adam, rng, result, config)
+        say(log, f"resumed from {state} after epoch {done}")
+    else:
+        result.initial_val_loss = validation_loss(net, dataset, val_idx, config.lam)
+        say(log, f"epoch 0: validation loss {result.initial_val_loss:.6f} (before training)")
+    last = config.epochs if config.stop_after is None else min(config.epochs, done + config.stop_after)
+    for epoch in range(done + 1, last + 1):
         started = time.perf_counter()
         rng.shuffle(train_idx)
         progress = Progress(f"epoch {epoch}/{config.epochs}", len(train_idx), progress_stream)
@@ -378,6 +447,11 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
             f"epoch {epoch}: train loss {train_loss:.6f}  validation loss {val_loss:.6f}  "
             f"{seconds:.1f} s  {len(train_idx) / seconds:,.0f} pos/s",
         )
+        if state is not None:
+            save_state(state, net, adam, epoch, rng, train_idx, result, config)
+    if last < config.epochs:
+        say(log, f"stopped after epoch {last} of {config.epochs}; go on with --resume")
+        return result
     if config.out:
         result.net_path = Path(config.out)
         result.checkpoint_path = checkpoint_path_for(result.net_path)
@@ -435,6 +509,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--init", default=None, metavar="NET",
                         help="start from this network (.npz checkpoint or FIANNUE file); a single output "
                              "layer is copied into every bucket")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on from the training state saved beside --out after each epoch")
+    parser.add_argument("--stop-after", type=int, metavar="E", default=None,
+                        help="end this run after E more epochs, keeping the state for --resume")
     parser.add_argument("--buckets", type=int, default=defaults.buckets, choices=sorted(OUTPUT_BUCKETS.values()),
                         help=f"output buckets by piece count (default {defaults.buckets}; 8 is architecture 2)")
     return parser
@@ -454,6 +532,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         init=args.init,
         mirror=args.mirror,
         buckets=args.buckets,
+        resume=args.resume,
+        stop_after=args.stop_after,
     )
 
 
