@@ -51,21 +51,11 @@ cdef inline int text_square(str text, Py_ssize_t at) noexcept:
     return file + 8 * rank
 
 
-cdef inline int promotion_letter_type(Py_UCS4 letter):
-    if letter == u'q':
-        return QUEEN
-    if letter == u'n':
-        return KNIGHT
-    if letter == u'r':
-        return ROOK
-    return BISHOP if letter == u'b' else 0
-
-
 cdef Move read_plain_move(const Position* pos, str text):
     """The legal non-castling, non-en-passant move written `text`, or 0: the common
     case, read without generating the moves."""
     cdef Py_ssize_t n = len(text)
-    cdef int f, t, promotion = 0
+    cdef int f, t, letter
     cdef Move m
     if n != 4 and n != 5:
         return MOVE_NONE
@@ -74,10 +64,10 @@ cdef Move read_plain_move(const Position* pos, str text):
     if f < 0 or t < 0:
         return MOVE_NONE
     if n == 5:
-        promotion = promotion_letter_type(text[4])
-        if promotion == 0:
+        letter = PROMOTION_LETTERS.find(text[4])
+        if letter < 0:
             return MOVE_NONE
-        m = make_promotion(f, t, promotion)
+        m = make_promotion(f, t, KNIGHT + letter)
     else:
         m = make_move(f, t)
     return m if is_legal_move(pos, m) else MOVE_NONE

@@ -93,7 +93,6 @@ cdef class Search:
         Tablebases loaded with syzygy_init() are probed inside the search for
         positions of at most `tb_probe_limit` pieces."""
         cdef SearchThread* t = self.thread
-        cdef SearchThread* helper
         cdef Move moves[MAX_MOVES]
         cdef SearchLimits limits
         cdef int n, i, kept = 0

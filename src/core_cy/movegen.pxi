@@ -323,7 +323,9 @@ cdef bint is_legal_move(const Position* pos, Move m) noexcept nogil:
         return False
     if kind == MK_NORMAL and (m >> 12) & 3:
         return False
-    if kind == MK_EN_PASSANT or kind == MK_CASTLING or (kind == MK_PROMOTION and type_of(pc) != PAWN):
+    if kind == MK_PROMOTION and type_of(pc) != PAWN:
+        return False
+    if kind == MK_EN_PASSANT or kind == MK_CASTLING:
         # Rare kinds: compare with the generator.
         n = generate_legal(pos, moves, GEN_ALL)
         for i in range(n):
