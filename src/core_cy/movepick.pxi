@@ -178,20 +178,26 @@ cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move t
     mp.cont1 = NULL
     mp.cont2 = NULL
 
+cdef inline int64_t pick_key(const MovePicker* mp, int i) noexcept nogil:
+    """A move's score and place in one number: the higher score wins, and the
+    earlier place between equal scores (MAX_MOVES is 256)."""
+    return <int64_t>mp.scores[i] * MAX_MOVES + (MAX_MOVES - 1 - i)
+
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
     """Selection step: swap the best remaining move (the first of the highest score)
-    to the front and return it."""
-    cdef int best = mp.index, i, top = mp.scores[mp.index]
+    to the front and return it. The search for it is a maximum over pick_key,
+    which compiles without a branch per move."""
+    cdef int best, i
+    cdef int64_t top = pick_key(mp, mp.index), key
     cdef Move tmp
     for i in range(mp.index + 1, mp.count):
-        if mp.scores[i] > top:
-            top = mp.scores[i]
-            best = i
+        key = pick_key(mp, i)
+        top = key if key > top else top
+    best = MAX_MOVES - 1 - <int>(top & (MAX_MOVES - 1))   # the place: the low bits, whatever the sign
     tmp = mp.moves[best]
     mp.moves[best] = mp.moves[mp.index]
     mp.moves[mp.index] = tmp
-    mp.scores[best] = mp.scores[mp.index]
-    mp.scores[mp.index] = top
+    mp.scores[mp.index], mp.scores[best] = mp.scores[best], mp.scores[mp.index]
     mp.index += 1
     return tmp
 
