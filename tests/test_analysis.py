@@ -64,11 +64,28 @@ def test_a_mate_is_found_and_its_wdl_is_exact(engine):
     (Board(), {"nodes": 0}, "nodes must be positive"),
     (Board(), {}, "give a limit"),
     (Board(), {"depth": 2, "multipv": 0}, "multipv"),
+    (Board(), {"clock": -1.0}, "clock must be positive"),
+    (Board(), {"clock": 5.0, "increment": -0.1}, "increment must not be negative"),
     ("e2e4", {"depth": 2}, "fianchetto.Board or a chess.Board"),
 ])
 def test_bad_input_raises_value_error(engine, position, limits, message):
     with pytest.raises(ValueError, match=message):
         engine.analyse(position, **limits)
+
+
+def test_a_clock_is_planned_as_the_uci_engine_plans_it_and_stretched_by_the_search():
+    from fianchetto.timeman import plan
+
+    limits = fianchetto.analysis.limits_for(None, None, None, 1, clock=60.0, increment=0.5)
+    planned = plan(time_left=60_000, increment=500)
+    assert (limits["soft_ms"], limits["hard_ms"], limits["adaptive_time"]) == \
+        (planned.soft_ms, planned.hard_ms, True)
+    fixed = fianchetto.analysis.limits_for(None, None, 0.25, 1)
+    assert (fixed["soft_ms"], fixed["hard_ms"]) == (250, 250) and "adaptive_time" not in fixed
+
+
+def test_play_with_a_clock_returns_a_legal_move(engine):
+    assert engine.play(Board(), clock=0.2, increment=0.01) in Board().legal_moves()
 
 
 def test_an_illegal_python_chess_position_is_refused(engine):

@@ -32,14 +32,38 @@ def test_as_cp_orders_every_score():
 
 
 def test_events_from_the_core_and_their_uci_text():
-    raw = {"depth": 3, "seldepth": 5, "multipv": 1, "score": core.SCORE_MATE - 3, "bound": "lowerbound",
-           "nodes": 120, "nps": 6000, "time": 20, "hashfull": 1, "tbhits": 0, "pv": ["e2e4"], "final": False}
-    event = event_from_core(raw)
+    report = core.SearchReport(depth=3, seldepth=5, score=core.SCORE_MATE - 3, bound=core.REPORT_LOWER,
+                               nodes=120, time_ms=20, hashfull=1, pv=["e2e4"])
+    event = event_from_core(report)
     assert isinstance(event, SearchInfo) and event.is_main_line and event.score == Score.mate(2)
     assert format_info(event) == ("info depth 3 seldepth 5 multipv 1 score mate 2 lowerbound nodes 120 "
                                   "nps 6000 hashfull 1 tbhits 0 time 20 pv e2e4")
-    current = event_from_core({"currmove": "g1f3", "currmovenumber": 4, "depth": 9})
+    exact = event_from_core(core.SearchReport(depth=1, score=-12, nodes=5, time_ms=0, multipv=2))
+    assert exact.bound is None and exact.multipv == 2 and exact.nps == 5000 and exact.score == Score.cp(-12)
+    assert event_from_core(core.SearchReport(depth=1, score=0, nodes=1, time_ms=1,
+                                             bound=core.REPORT_UPPER)).bound == "upperbound"
+    current = event_from_core(core.CurrentMoveReport(move="g1f3", number=4, depth=9))
     assert current == CurrMove(9, "g1f3", 4)
     assert format_info(current) == "info depth 9 currmove g1f3 currmovenumber 4"
     assert format_info(SearchInfo(depth=0, score=Score.mate(0), nodes=0, time=0)) == \
         "info depth 0 score mate 0 nodes 0 tbhits 0 time 0"
+
+
+def test_a_search_reports_typed_lines_and_its_closing_line_last():
+    reports = []
+    best, _ponder = core.Search(hash_mb=1).go(core.Board(), depth=5, info=reports.append)
+    lines = [r for r in reports if isinstance(r, core.SearchReport)]
+    assert [r.depth for r in lines if r.bound == core.REPORT_EXACT and not r.final] == [1, 2, 3, 4, 5]
+    assert lines[-1].final and reports[-1] is lines[-1] and lines[-1].pv[0] == best
+    assert all(r.nodes > 0 and 0.0 <= r.effort <= 1.0 and r.pv for r in lines)
+
+
+def test_a_failing_info_callback_is_logged_and_the_search_goes_on(caplog):
+    def broken(report):
+        raise RuntimeError("listener gone")
+
+    with caplog.at_level("ERROR", logger="fianchetto.core"):
+        best, _ponder = core.Search(hash_mb=1).go(core.Board(), depth=4, info=broken)
+    assert best in core.Board().legal_moves()
+    failures = [r for r in caplog.records if r.name == "fianchetto.core"]
+    assert len(failures) == 5 and "listener gone" in caplog.text    # four iterations and the closing line

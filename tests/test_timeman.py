@@ -1,23 +1,18 @@
-"""Time management as pure functions: the clock in, soft and hard limits out."""
+"""Time management: the clock in, soft and hard limits out (pure functions), and the
+core's stretch of the soft limit after each iteration (core.TimeManagerState)."""
 from __future__ import annotations
 
 import itertools
 
 import pytest
 
+from core_cy.core import TimeManagerState
 from fianchetto.options import DEFAULT_MOVE_OVERHEAD_MS
-from fianchetto.timeman import (
-    MAX_STRETCH,
-    NODE_EFFORT_MIN_DEPTH,
-    NO_LIMITS,
-    TimeLimits,
-    TimeManager,
-    effort_factor,
-    plan,
-    plan_for_side,
-    reserve,
-)
-from fianchetto.score import Score
+from fianchetto.timeman import NO_LIMITS, TimeLimits, plan, plan_for_side, reserve
+
+MAX_STRETCH = 2.5           # search.pxi's TM_MAX_STRETCH_X100
+EFFORT_MIN_DEPTH = 6        # search.pxi's TM_EFFORT_MIN_DEPTH
+E2E4, D2D4, C2C4 = 1, 2, 3  # any numbers name the moves
 
 OVERHEAD = 50
 
@@ -174,63 +169,57 @@ def test_plan_for_side_picks_the_movers_clock():
     assert black == plan(time_left=1_000)
 
 
-def test_manager_stretches_soft_on_best_move_changes():
-    base = TimeLimits(100, 400)
-    tm = TimeManager(base)
-    assert tm.on_iteration("e2e4", Score.cp(20)) is None  # first iteration: nothing to compare
-    assert tm.on_iteration("e2e4", Score.cp(22)) is None  # stable
-    changed = tm.on_iteration("d2d4", Score.cp(25))  # best move changed
-    assert changed is not None and changed.soft_ms == 150 and changed.hard_ms == 400
-    again = tm.on_iteration("c2c4", Score.cp(25))
-    assert again is not None and again.soft_ms > 150
-    # stability lets the stretch decay back toward the plan
-    for _ in range(8):
-        tm.on_iteration("c2c4", Score.cp(25))
-    assert tm.current.soft_ms <= 105
+def test_the_core_stretches_soft_on_best_move_changes():
+    tm = TimeManagerState()
+    assert tm.record(E2E4, 20) == 1.0 and tm.soft_limit(100, 400) == 100   # nothing to compare yet
+    assert tm.record(E2E4, 22) == 1.0                                       # stable
+    tm.record(D2D4, 25)                                                     # the best move changed
+    assert tm.soft_limit(100, 400) == 150
+    tm.record(C2C4, 25)
+    assert tm.soft_limit(100, 400) > 150
+    for _ in range(8):                    # stability lets the stretch decay back toward the plan
+        tm.record(C2C4, 25)
+    assert tm.soft_limit(100, 400) <= 105
 
 
-def test_manager_stretches_soft_on_a_falling_score():
-    tm = TimeManager(TimeLimits(100, 400))
-    tm.on_iteration("e2e4", Score.cp(50))
-    changed = tm.on_iteration("e2e4", Score.cp(0))
-    assert changed is not None and changed.soft_ms == 150
-    # a rising score does not stretch
-    tm2 = TimeManager(TimeLimits(100, 400))
-    tm2.on_iteration("e2e4", Score.cp(0))
-    assert tm2.on_iteration("e2e4", Score.cp(80)) is None
+def test_the_core_stretches_soft_on_a_falling_score():
+    tm = TimeManagerState()
+    tm.record(E2E4, 50)
+    tm.record(E2E4, 0)
+    assert tm.soft_limit(100, 400) == 150
+    rising = TimeManagerState()           # a rising score does not stretch
+    rising.record(E2E4, 0)
+    rising.record(E2E4, 80)
+    assert rising.soft_limit(100, 400) == 100
 
 
-def test_manager_never_passes_the_hard_limit():
-    tm = TimeManager(TimeLimits(300, 400))
-    tm.on_iteration("a", Score.cp(500))
-    for move in "bcdefgh":
-        changed = tm.on_iteration(move, Score.mate(-2))
-        assert tm.current.soft_ms <= 400 and tm.current.hard_ms == 400
-    assert tm.stretch() <= MAX_STRETCH
-    del changed
+def test_the_core_never_stretches_past_the_hard_limit():
+    tm = TimeManagerState()
+    tm.record(0, 500)
+    for move in range(1, 8):
+        tm.record(move, -31_990)          # mated soon, and a new best move every time
+        assert tm.soft_limit(300, 400) == 400
+    assert tm.stretch <= MAX_STRETCH
 
 
-def test_manager_is_inert_without_a_clock_or_with_movetime():
-    for limits in (NO_LIMITS, TimeLimits(500, 500)):
-        tm = TimeManager(limits)
-        tm.on_iteration("e2e4", Score.cp(100))
-        assert tm.on_iteration("d2d4", Score.cp(-300)) is None
-    tm = TimeManager(TimeLimits(100, 400), adaptive=False)
-    tm.on_iteration("e2e4", Score.cp(100))
-    assert tm.on_iteration("d2d4", Score.cp(-300)) is None
+def test_the_core_leaves_a_fixed_budget_and_no_limit_alone():
+    for soft, hard in ((0, 0), (500, 500)):          # no clock; movetime (soft = hard)
+        tm = TimeManagerState()
+        tm.record(E2E4, 100)
+        tm.record(D2D4, -300)
+        assert tm.soft_limit(soft, hard) == soft
+    fixed = TimeManagerState(adaptive=False)
+    fixed.record(E2E4, 100)
+    fixed.record(D2D4, -300)
+    assert fixed.stretch > 1 and fixed.soft_limit(100, 400) == 100
 
 
-def test_core_limits_shift_by_the_core_start_and_stay_positive():
-    tm = TimeManager(TimeLimits(1, 1))
-    # the search started 3 ms after the go arrived
-    assert tm.core_limits(3) == TimeLimits(1, 1)
-    tm = TimeManager(TimeLimits(100, 400))
-    assert tm.core_limits(30) == TimeLimits(70, 370)
-    # after ponderhit: 2.5 s of pondering already on the core's clock
-    assert tm.core_limits(-2500) == TimeLimits(2600, 2900)
-    assert tm.core_limits(-2500) == tm.core_limits(-2500), "a pure function"
-    tm = TimeManager(NO_LIMITS)
-    assert tm.core_limits(-100) == NO_LIMITS
+def test_limits_shift_by_the_search_start_and_stay_positive():
+    shifted = TimeManagerState.shifted_limit
+    assert shifted(1, 3) == 1                       # the search started 3 ms after the go arrived
+    assert (shifted(100, 30), shifted(400, 30)) == (70, 370)
+    assert (shifted(100, -2500), shifted(400, -2500)) == (2600, 2900)   # 2.5 s of pondering before
+    assert shifted(0, -100) == 0                    # no limit stays none
 
 
 def test_a_clock_for_the_opponent_only_is_not_an_unlimited_search():
@@ -241,18 +230,16 @@ def test_a_clock_for_the_opponent_only_is_not_an_unlimited_search():
 
 
 def test_node_effort_shortens_a_clear_best_move_and_lengthens_a_contested_one():
-    assert effort_factor(None, 20) == 1.0
-    assert effort_factor(0.99, NODE_EFFORT_MIN_DEPTH - 1) == 1.0  # too shallow to tell
-    clear, contested = effort_factor(0.95, 12), effort_factor(0.2, 12)
-    assert clear < 1.0 < contested
-    assert effort_factor(7.0, 12) == effort_factor(1.0, 12)  # out-of-range shares are clamped
+    def stretch(effort, depth):
+        return TimeManagerState().record(E2E4, 20, effort, depth)
 
-
-def test_manager_applies_the_node_effort_to_soft():
-    clear = TimeManager(TimeLimits(100, 400))
-    clear.on_iteration("e2e4", Score.cp(20), 0.9, 10)
-    changed = clear.on_iteration("e2e4", Score.cp(20), 0.95, 11)
-    assert changed is not None and changed.soft_ms < 100
-    contested = TimeManager(TimeLimits(100, 400))
-    changed = contested.on_iteration("e2e4", Score.cp(20), 0.25, 11)
-    assert changed is not None and 100 < changed.soft_ms <= 400
+    assert stretch(0.99, EFFORT_MIN_DEPTH - 1) == 1.0          # too shallow to tell
+    assert stretch(0.95, 12) < 1.0 < stretch(0.2, 12)
+    assert stretch(7.0, 12) == stretch(1.0, 12)                # out-of-range shares are clamped
+    clear = TimeManagerState()
+    clear.record(E2E4, 20, 0.9, 10)
+    clear.record(E2E4, 20, 0.95, 11)
+    assert clear.soft_limit(100, 400) < 100
+    contested = TimeManagerState()
+    contested.record(E2E4, 20, 0.25, 11)
+    assert 100 < contested.soft_limit(100, 400) <= 400

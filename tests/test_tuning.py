@@ -13,7 +13,6 @@ import pytest
 
 import core_cy.core as core
 from core_cy import tunables
-from fianchetto import timeman
 from support.cli import run_cli
 from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 
@@ -26,7 +25,6 @@ def test_the_table_is_sound_and_large_enough():
     for t in tunables.TUNABLES:
         assert t.minimum <= t.value <= t.maximum, t
         assert t.c_end > 0 and 0 < t.r_end < 1, t
-        assert t.where in ("core", "time")
 
 
 def test_the_generated_files_follow_the_table():
@@ -39,14 +37,9 @@ def test_the_generated_files_follow_the_table():
 
 def test_the_default_build_has_the_table_s_values_compiled_in():
     assert core.TUNE_BUILD is False and core.build_info()["tune"] is False
-    assert core.tunable_values() == [t.value for t in tunables.CORE]
+    assert core.tunable_values() == [t.value for t in tunables.TUNABLES]
     with pytest.raises(ValueError, match="FIANCHETTO_TUNE"):
         core.set_tunable(0, 1)
-
-
-def test_the_time_manager_s_constants_are_the_table_s():
-    for t in tunables.TIME:
-        assert getattr(timeman, t.target) * t.scale == pytest.approx(t.value), t.name
 
 
 def parse_openbench(text: str):
@@ -211,17 +204,3 @@ def test_the_state_file_round_trips_and_reports(spsa, tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "spsa.py"), "--state", str(path), "start"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "exists" in done.stderr
-
-
-def test_time_tunables_reach_the_time_manager():
-    from fianchetto import tuning
-
-    old = timeman.SCORE_DROP_SCALE_CP, timeman.NODE_EFFORT_BASE
-    try:
-        tuning.apply("TM_SCORE_DROP_SCALE_CP", 150)
-        tuning.apply("TM_NODE_EFFORT_BASE_X100", 120)
-        assert timeman.SCORE_DROP_SCALE_CP == 150 and timeman.NODE_EFFORT_BASE == pytest.approx(1.2)
-        values = tuning.current_values()
-        assert values["TM_SCORE_DROP_SCALE_CP"] == 150 and values["TM_NODE_EFFORT_BASE_X100"] == 120
-    finally:
-        timeman.SCORE_DROP_SCALE_CP, timeman.NODE_EFFORT_BASE = old

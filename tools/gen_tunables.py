@@ -68,7 +68,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only check that the files are up to date")
     args = parser.parse_args()
     table = load_table()
-    wanted = {CORE / "tunables.h": header_text(table.CORE), CORE / "tunables.pxi": pxi_text(table.CORE)}
+    wanted = {CORE / "tunables.h": header_text(table.TUNABLES), CORE / "tunables.pxi": pxi_text(table.TUNABLES)}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     if args.check:
         for path in stale:

@@ -1,12 +1,83 @@
 # The Search face of the core: a search with its own transposition table, history
 # tables and threads, run with the GIL released; its results reach Python through
-# an optional `info` callback (plain dicts: the Python layer types them).
+# an optional `info` callback, as typed reports (SearchReport, CurrentMoveReport)
+# that the Python layer words for UCI.
 
 #: The core's score units, for the Python layer's score type: a mate in n plies
 #: scores SCORE_MATE - n, a tablebase win SCORE_TB_WIN minus the plies to it.
 SCORE_MATE = VALUE_MATE
 SCORE_MATE_IN_MAX_PLY = VALUE_MATE_IN_MAX_PLY
 SCORE_TB_WIN = VALUE_TB_WIN
+#: A report's bound: the score is exact, at most (the line failed low) or at least.
+REPORT_EXACT = BOUND_EXACT
+REPORT_UPPER = BOUND_UPPER
+REPORT_LOWER = BOUND_LOWER
+
+_log = logging.getLogger("fianchetto.core")
+
+
+cdef class SearchReport:
+    """One line of a search's progress: a completed iteration's line, a bound
+    found mid-iteration, or the closing line (`final`). `score` is in the search's
+    units (core.SCORE_MATE - plies for a mate); `nodes`, `tb_hits` and `hashfull`
+    count every thread; `effort` is the share of the main thread's nodes spent
+    under the line's first move; `pv` is the line as move text."""
+    cdef readonly int depth, seldepth, multipv, score, bound, hashfull
+    cdef readonly bint final
+    cdef readonly uint64_t nodes, tb_hits
+    cdef readonly int64_t time_ms
+    cdef readonly double effort
+    cdef readonly tuple pv
+
+    def __init__(self, *, depth, score, nodes, time_ms, seldepth=1, multipv=1, bound=BOUND_EXACT,
+                 hashfull=0, tb_hits=0, pv=(), final=False, effort=0.0):
+        self.depth, self.seldepth, self.multipv, self.score = depth, seldepth, multipv, score
+        self.bound, self.hashfull, self.final = bound, hashfull, final
+        self.nodes, self.tb_hits, self.time_ms, self.effort = nodes, tb_hits, time_ms, effort
+        self.pv = tuple(pv)
+
+    def __repr__(self):
+        return (f"SearchReport(depth={self.depth}, multipv={self.multipv}, score={self.score}, "
+                f"bound={self.bound}, nodes={self.nodes}, pv={' '.join(self.pv)!r}, final={self.final})")
+
+
+cdef class CurrentMoveReport:
+    """The root move a long search is on: its text, its number in the order, the depth."""
+    cdef readonly int depth, number
+    cdef readonly str move
+
+    def __init__(self, *, depth, move, number):
+        self.depth, self.move, self.number = depth, move, number
+
+
+cdef class TimeManagerState:
+    """The core's time manager on its own (the decision every search makes after an
+    iteration), for tests and tools: record iterations, read the stretch and the
+    soft limit it gives a plan."""
+    cdef TimeManager tm
+
+    def __init__(self, adaptive=True):
+        tm_start(&self.tm, bool(adaptive))
+
+    def record(self, int best, int score, double effort=0.0, int depth=0):
+        """An iteration's best move (any number naming it), score and node effort;
+        returns the new stretch."""
+        tm_record_iteration(&self.tm, <Move>best, score, effort, depth)
+        return self.tm.stretch
+
+    @property
+    def stretch(self):
+        return self.tm.stretch
+
+    def soft_limit(self, int soft_ms, int hard_ms):
+        """The planned soft limit as the search would now use it (same clock)."""
+        return tm_stretched_soft(&self.tm, soft_ms, hard_ms)
+
+    @staticmethod
+    def shifted_limit(int clock_ms, int offset_ms):
+        """A limit on the caller's clock as a search that started offset_ms into
+        that clock measures it (at least 1; 0 is no limit)."""
+        return shifted_limit(clock_ms, offset_ms)
 
 
 cdef class Search:
@@ -78,17 +149,24 @@ cdef class Search:
     def stop(self):
         fc_store_flag(&self.shared.stop, 1)
 
-    def set_time_limits(self, soft_ms, hard_ms):
-        """Soft (no new iteration) and hard (abort) limits in ms from the start of the search."""
+    def set_time_limits(self, soft_ms, hard_ms, clock_offset_ms=0):
+        """The planned soft (no new iteration) and hard (abort) limits in ms on the
+        caller's clock, 0 for none, and where the search's start lies on that clock:
+        `clock_offset_ms` after the clock started (negative when the clock started
+        after the search, as at a ponderhit). The search stretches the soft limit
+        as its root changes when it was started with `adaptive_time`."""
+        fc_store_flag(&self.shared.clock_offset_ms, int(clock_offset_ms))
         fc_store_flag(&self.shared.soft_ms, max(0, int(soft_ms)))
         fc_store_flag(&self.shared.hard_ms, max(0, int(hard_ms)))
 
-    def start(self, Board board, *, depth=0, nodes=0, soft_ms=0, hard_ms=0, mate=0,
-              multipv=1, searchmoves=None, info=None, tb_probe_limit=7, tb_50_move_rule=True):
+    def start(self, Board board, *, depth=0, nodes=0, soft_ms=0, hard_ms=0, clock_offset_ms=0,
+              adaptive_time=False, mate=0, multipv=1, searchmoves=None, info=None, tb_probe_limit=7,
+              tb_50_move_rule=True):
         """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits.
 
-        `soft_ms` and `hard_ms` are the time limits (see set_time_limits), measured
-        from this call.
+        `soft_ms`, `hard_ms` and `clock_offset_ms` are the time limits (see
+        set_time_limits); without an offset they are measured from this call.
+        `adaptive_time`: stretch the soft limit while the root is unstable.
 
         Tablebases loaded with syzygy_init() are probed inside the search for
         positions of at most `tb_probe_limit` pieces."""
@@ -111,6 +189,7 @@ cdef class Search:
         limits.nodes = max(0, int(nodes))
         limits.mate = max(0, min(int(mate), 100))
         limits.multipv = max(1, int(multipv))
+        limits.adaptive_time = bool(adaptive_time)
         n = generate_legal(&t.pos, moves, GEN_ALL)
         if searchmoves:
             allowed = {parse_uci_move(&t.pos, text, self.chess960) for text in searchmoves}
@@ -123,7 +202,7 @@ cdef class Search:
             n = kept
         thread_set_roots(t, moves, n)
         fc_store_flag(&self.shared.stop, 0)
-        self.set_time_limits(soft_ms, hard_ms)
+        self.set_time_limits(soft_ms, hard_ms, clock_offset_ms)
         start_ms = fc_now_ms()
         thread_start(t, limits, start_ms)
         limits.nodes = 0
@@ -161,7 +240,7 @@ cdef class Search:
             helper.join()
         if t.completed_depth == 0 and t.root_moves[0].score == -VALUE_INFINITE:
             t.root_moves[0].score = 0
-        self._report_line(max(t.completed_depth, 1), 0, BOUND_EXACT, True)
+        self._report_final()
         return self._best_and_ponder()
 
     def _run_helper(self, int index):
@@ -201,53 +280,53 @@ cdef class Search:
         undo_move(&t.pos, rm.move)
         return best, ponder_text
 
-    cdef list _pv_text(self, RootMove* rm):
-        """The PV as UCI text, cut at the first move that is not legal (never expected)."""
+    cdef list _pv_text(self, const Move* pv, int length):
+        """The PV as move text, cut at the first move that is not legal (never expected)."""
         cdef SearchThread* t = self.thread
         cdef int i, played = 0
         out = []
-        for i in range(rm.pv_length):
-            if not is_legal_move(&t.pos, rm.pv[i]):
+        for i in range(length):
+            if not is_legal_move(&t.pos, pv[i]):
                 break
-            out.append(move_to_uci(&t.pos, rm.pv[i], self.chess960))
-            do_move(&t.pos, rm.pv[i])
+            out.append(move_to_uci(&t.pos, pv[i], self.chess960))
+            do_move(&t.pos, pv[i])
             played += 1
         for i in range(played - 1, -1, -1):
-            undo_move(&t.pos, rm.pv[i])
+            undo_move(&t.pos, pv[i])
         return out
 
-    cdef void _report_line(self, int depth, int pv_index, int bound, bint final=False):
-        cdef SearchThread* t = self.thread
-        cdef RootMove* rm = &t.root_moves[pv_index]
-        cdef int64_t elapsed = max(elapsed_ms(t), 0)
-        cdef int score = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
-        if self.info is None:
-            return
-        if score == -VALUE_INFINITE:
-            score = 0
-        bound_text = None
-        if bound == BOUND_UPPER:
-            bound_text = "upperbound"
-        elif bound == BOUND_LOWER:
-            bound_text = "lowerbound"
-        data = {
-            "depth": depth, "seldepth": max(rm.seldepth, 1), "multipv": pv_index + 1,
-            "score": score, "bound": bound_text, "nodes": self._total_nodes(),
-            "nps": self._total_nodes() * 1000 // max(elapsed, 1), "time": elapsed,
-            "hashfull": tt_hashfull(&self.tt), "tbhits": self._total_nodes(tb_hits=True),
-            "pv": self._pv_text(rm), "final": final,
-            "effort": <double>rm.nodes / <double>max(t.nodes, 1),
-        }
-        try:
-            self.info(data)
-        except Exception:
-            pass
+    cdef void _report_final(self):
+        cdef IterationReport r
+        if self.info is not None:
+            fill_report(self.thread, max(self.thread.completed_depth, 1), 0, BOUND_EXACT, True, &r)
+            self._deliver_line(&r)
 
-    cdef void _report_currmove(self, Move m, int number, int depth):
+    cdef void _deliver_line(self, const IterationReport* r):
+        """The core's report of a line, with every thread's totals, to the callback."""
+        cdef SearchReport report
         if self.info is None:
             return
+        report = SearchReport.__new__(SearchReport)
+        report.depth, report.seldepth, report.multipv = r.depth, r.seldepth, r.multipv
+        report.score, report.bound, report.final = r.score, r.bound, r.final
+        report.nodes, report.tb_hits = self._total_nodes(), self._total_nodes(tb_hits=True)
+        report.time_ms, report.hashfull, report.effort = r.time_ms, tt_hashfull(&self.tt), r.effort
+        report.pv = tuple(self._pv_text(r.pv, r.pv_length))
+        self._call_info(report)
+
+    cdef void _deliver_currmove(self, Move m, int number, int depth):
+        cdef CurrentMoveReport report
+        if self.info is None:
+            return
+        report = CurrentMoveReport.__new__(CurrentMoveReport)
+        report.move = move_to_uci(&self.thread.pos, m, self.chess960)
+        report.number, report.depth = number, depth
+        self._call_info(report)
+
+    cdef void _call_info(self, report):
+        """A failing callback cannot stop the search: its error is logged, with the
+        traceback, and the search goes on."""
         try:
-            self.info({"currmove": move_to_uci(&self.thread.pos, m, self.chess960),
-                       "currmovenumber": number, "depth": depth})
+            self.info(report)
         except Exception:
-            pass
+            _log.exception("the search's info callback failed on %r", report)

@@ -35,6 +35,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA
 
+import logging
 import threading
 
 include "magic_numbers.pxi"

@@ -75,10 +75,12 @@ cdef void search_fixed_nodes(SearchThread* t, uint64_t nodes) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     cdef SearchLimits limits
     limits.depth, limits.nodes, limits.mate, limits.multipv = 0, nodes, 0, 1
+    limits.adaptive_time = False
     thread_set_roots(t, moves, generate_legal(&t.pos, moves, GEN_ALL))
     fc_store_flag(&t.shared.stop, 0)
     fc_store_flag(&t.shared.soft_ms, 0)
     fc_store_flag(&t.shared.hard_ms, 0)
+    fc_store_flag(&t.shared.clock_offset_ms, 0)
     thread_start(t, limits, fc_now_ms())
     tt_new_search(t.tt)
     if t.root_count > 0:

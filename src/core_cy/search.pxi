@@ -35,6 +35,8 @@ cdef enum:
     MAX_SEARCH_DEPTH = MAX_PLY - 10
     FRAMES_BEFORE_ROOT = 4      # stack frames below ply 0, so that (ss - 4) always exists
     TIME_CHECK_INTERVAL = 1024  # nodes between two readings of the clock
+    TM_MAX_STRETCH_X100 = 250   # the soft limit is stretched at most 2.5 times ...
+    TM_EFFORT_MIN_DEPTH = 6     # ... and by the node effort from this completed depth on
     CURRMOVE_AFTER_MS = 1000    # report the current root move after this long
 
 
@@ -66,14 +68,27 @@ ctypedef struct RootMove:
 
 ctypedef struct SharedState:
     volatile int stop
-    volatile int soft_ms        # 0 = none; measured from start_ms
+    volatile int soft_ms        # the planned limits, in ms on the caller's clock; 0 = none
     volatile int hard_ms
+    volatile int clock_offset_ms  # the caller's clock when the search started (negative
+                                  #   when the clock started later: a ponderhit)
 
 ctypedef struct SearchLimits:
     int depth
     uint64_t nodes
     int mate
     int multipv
+    bint adaptive_time          # stretch the soft limit as the root changes (clock searches)
+
+# The time manager's memory between iterations (the main thread's): how much the
+# planned soft limit is stretched, and what the stretch is computed from.
+ctypedef struct TimeManager:
+    bint adaptive
+    double stretch              # the planned soft limit's current factor
+    double changes              # best-move changes, halved (by default) every iteration
+    Move best                   # the last completed iteration's best move and score
+    int score
+    bint seen                   # an iteration has been recorded
 
 # What the search keeps for one ply, on a stack addressed relative to the current
 # ply: (ss - 1) is the parent, (ss - 2) the node where we last moved.
@@ -91,6 +106,7 @@ ctypedef struct SearchThread:
     SharedState* shared
     SearchLimits limits
     int64_t start_ms
+    TimeManager tm
     uint64_t nodes
     int seldepth
     int root_depth
@@ -156,6 +172,70 @@ cdef inline bint stopped(SearchThread* t) noexcept nogil:
 cdef inline int64_t elapsed_ms(const SearchThread* t) noexcept nogil:
     return fc_now_ms() - t.start_ms
 
+# --- time management -------------------------------------------------------------------
+# The caller plans a soft limit (start no new iteration after it) and a hard one
+# (abort) on its own clock. After every completed iteration the main thread
+# stretches the soft limit while the root is unstable (the best move keeps
+# changing) or failing (the score falls, in the network's units), and scales it by
+# the node effort (the share of the nodes spent under the best move: a move that
+# took nearly all of them needs less time); never past the hard limit. Every caller
+# (UCI, the Python API, datagen) gets the same decision.
+
+cdef inline void tm_start(TimeManager* tm, bint adaptive) noexcept nogil:
+    tm.adaptive = adaptive
+    tm.stretch = 1.0
+    tm.changes = 0.0
+    tm.best = MOVE_NONE
+    tm.score = 0
+    tm.seen = False
+
+cdef inline double tm_effort_factor(double effort, int depth) noexcept nogil:
+    """How the node effort scales the soft limit (1 below TM_EFFORT_MIN_DEPTH)."""
+    if depth < TM_EFFORT_MIN_DEPTH:
+        return 1.0
+    return (TM_NODE_EFFORT_BASE_X100 - TM_NODE_EFFORT_SLOPE_X100 * min(max(effort, 0.0), 1.0)) / 100.0
+
+cdef void tm_record_iteration(TimeManager* tm, Move best, int score, double effort, int depth) noexcept nogil:
+    """A completed iteration's best move, score and node effort: the new stretch."""
+    cdef int drop = 0
+    cdef double instability, falling
+    tm.changes *= TM_BEST_MOVE_CHANGE_DECAY_X100 / 100.0
+    if tm.seen:
+        if best != tm.best:
+            tm.changes += 1.0
+        drop = tm.score - score
+    tm.best, tm.score, tm.seen = best, score, True
+    instability = 1.0 + TM_BEST_MOVE_CHANGE_WEIGHT_X100 / 100.0 * tm.changes
+    falling = min(TM_MAX_SCORE_DROP_FACTOR_X100 / 100.0, 1.0 + max(0, drop) / <double>TM_SCORE_DROP_SCALE_CP)
+    tm.stretch = min(TM_MAX_STRETCH_X100 / 100.0, instability * falling * tm_effort_factor(effort, depth))
+
+cdef inline double root_effort(const SearchThread* t, const RootMove* rm) noexcept nogil:
+    """The share of this search's nodes (the thread's) spent under a root move."""
+    return <double>rm.nodes / <double>max(t.nodes, 1)
+
+cdef inline int tm_stretched_soft(const TimeManager* tm, int soft, int hard) noexcept nogil:
+    """The planned soft limit stretched, on the caller's clock (0 stays "none"); a
+    fixed budget (soft = hard, as movetime plans it) is never stretched."""
+    if soft == 0 or not tm.adaptive or soft >= hard:
+        return soft
+    return min(hard, max(1, <int>(soft * tm.stretch)))
+
+cdef inline int shifted_limit(int clock_ms, int offset_ms) noexcept nogil:
+    """A limit on the caller's clock measured from a search that started offset_ms
+    into that clock: at least 1 ms, 0 staying "no limit"."""
+    if clock_ms == 0:
+        return 0
+    return max(1, clock_ms - offset_ms)
+
+cdef inline int core_ms(const SearchThread* t, int clock_ms) noexcept nogil:
+    return shifted_limit(clock_ms, fc_load_flag(&t.shared.clock_offset_ms))
+
+cdef inline int hard_limit_ms(const SearchThread* t) noexcept nogil:
+    return core_ms(t, fc_load_flag(&t.shared.hard_ms))
+
+cdef inline int soft_limit_ms(const SearchThread* t) noexcept nogil:
+    return core_ms(t, tm_stretched_soft(&t.tm, fc_load_flag(&t.shared.soft_ms), fc_load_flag(&t.shared.hard_ms)))
+
 cdef inline void check_limits(SearchThread* t) noexcept nogil:
     """Raise the stop flag when the node budget or the hard time limit is spent."""
     cdef int hard
@@ -165,7 +245,7 @@ cdef inline void check_limits(SearchThread* t) noexcept nogil:
     t.time_check_countdown -= 1
     if t.time_check_countdown <= 0:
         t.time_check_countdown = TIME_CHECK_INTERVAL
-        hard = fc_load_flag(&t.shared.hard_ms)
+        hard = hard_limit_ms(t)
         if hard and elapsed_ms(t) >= hard:
             fc_store_flag(&t.shared.stop, 1)
 
@@ -870,22 +950,57 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
             continue          # helpers run until the main thread stops them
         if mate_limit_reached(t):
             break
-        soft = fc_load_flag(&t.shared.soft_ms)
+        tm_record_iteration(&t.tm, t.root_moves[0].move, t.root_moves[0].score,
+                            root_effort(t, &t.root_moves[0]), depth)
+        soft = soft_limit_ms(t)
         if soft and (elapsed_ms(t) >= soft or t.root_count == 1):
             break
 
 
 # --- reporting (the only places the search touches Python) ------------------------
+# The search describes a line in a C struct; the Search object (api_search.pxi)
+# adds what all threads share and hands a typed report to Python, which words it.
+
+ctypedef struct IterationReport:
+    int depth
+    int seldepth
+    int multipv                 # 1 for the best line
+    int score                   # the search's units: VALUE_MATE - plies for a mate
+    int bound                   # BOUND_EXACT, or BOUND_UPPER / BOUND_LOWER mid-iteration
+    bint final                  # the search's closing line
+    int64_t time_ms
+    double effort               # the share of the thread's nodes under the line's first move
+    int pv_length
+    const Move* pv
+
+cdef void fill_report(const SearchThread* t, int depth, int pv_index, int bound, bint final,
+                      IterationReport* r) noexcept nogil:
+    """Line pv_index after an iteration (or an aspiration failure): a move that has
+    no score of its own yet shows its previous iteration's, else 0."""
+    cdef const RootMove* rm = &t.root_moves[pv_index]
+    cdef int score = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+    r.depth = depth
+    r.seldepth = max(rm.seldepth, 1)
+    r.multipv = pv_index + 1
+    r.score = 0 if score == -VALUE_INFINITE else score
+    r.bound = bound
+    r.final = final
+    r.time_ms = max(elapsed_ms(t), 0)
+    r.effort = root_effort(t, rm)
+    r.pv_length = rm.pv_length
+    r.pv = <const Move*>rm.pv
 
 cdef void report_line(SearchThread* t, int depth, int pv_index, int bound) noexcept nogil:
+    cdef IterationReport r
     if t.reporter == NULL:
         return
+    fill_report(t, depth, pv_index, bound, False, &r)
     with gil:
-        (<Search>t.reporter)._report_line(depth, pv_index, bound)
+        (<Search>t.reporter)._deliver_line(&r)
 
 cdef void report_currmove(SearchThread* t, Move m, int number, int depth) noexcept nogil:
     with gil:
-        (<Search>t.reporter)._report_currmove(m, number, depth)
+        (<Search>t.reporter)._deliver_currmove(m, number, depth)
 
 
 # --- a search thread's life ------------------------------------------------------------
@@ -945,6 +1060,7 @@ cdef void thread_set_roots(SearchThread* t, const Move* moves, int count) noexce
 cdef void thread_start(SearchThread* t, SearchLimits limits, int64_t start_ms) noexcept nogil:
     """A new search's limits and counters (the roots are set)."""
     t.limits = limits
+    tm_start(&t.tm, limits.adaptive_time)
     t.nodes = 0
     t.seldepth = 0
     t.completed_depth = 0

@@ -3,7 +3,7 @@
 #ifndef FIANCHETTO_TUNABLES_H
 #define FIANCHETTO_TUNABLES_H
 
-#define FC_TUNABLE_COUNT 31
+#define FC_TUNABLE_COUNT 37
 
 /* The defaults, in table order; the tune build's values start here. */
 static int fc_tunables[FC_TUNABLE_COUNT] = {
@@ -38,6 +38,12 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
     400,   /* 28: HISTORY_BONUS_SCALE */
     200,   /* 29: HISTORY_BONUS_OFFSET */
     2400,   /* 30: HISTORY_BONUS_MAX */
+    50,   /* 31: TM_BEST_MOVE_CHANGE_WEIGHT_X100 */
+    50,   /* 32: TM_BEST_MOVE_CHANGE_DECAY_X100 */
+    100,   /* 33: TM_SCORE_DROP_SCALE_CP */
+    150,   /* 34: TM_MAX_SCORE_DROP_FACTOR_X100 */
+    150,   /* 35: TM_NODE_EFFORT_BASE_X100 */
+    100,   /* 36: TM_NODE_EFFORT_SLOPE_X100 */
 };
 
 #ifdef FIANCHETTO_TUNE
@@ -73,6 +79,12 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define fc_t_HISTORY_BONUS_SCALE (fc_tunables[28])
 #define fc_t_HISTORY_BONUS_OFFSET (fc_tunables[29])
 #define fc_t_HISTORY_BONUS_MAX (fc_tunables[30])
+#define fc_t_TM_BEST_MOVE_CHANGE_WEIGHT_X100 (fc_tunables[31])
+#define fc_t_TM_BEST_MOVE_CHANGE_DECAY_X100 (fc_tunables[32])
+#define fc_t_TM_SCORE_DROP_SCALE_CP (fc_tunables[33])
+#define fc_t_TM_MAX_SCORE_DROP_FACTOR_X100 (fc_tunables[34])
+#define fc_t_TM_NODE_EFFORT_BASE_X100 (fc_tunables[35])
+#define fc_t_TM_NODE_EFFORT_SLOPE_X100 (fc_tunables[36])
 #else
 #define FC_TUNE 0
 #define fc_t_ASPIRATION_MIN_DEPTH 5
@@ -106,6 +118,12 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define fc_t_HISTORY_BONUS_SCALE 400
 #define fc_t_HISTORY_BONUS_OFFSET 200
 #define fc_t_HISTORY_BONUS_MAX 2400
+#define fc_t_TM_BEST_MOVE_CHANGE_WEIGHT_X100 50
+#define fc_t_TM_BEST_MOVE_CHANGE_DECAY_X100 50
+#define fc_t_TM_SCORE_DROP_SCALE_CP 100
+#define fc_t_TM_MAX_SCORE_DROP_FACTOR_X100 150
+#define fc_t_TM_NODE_EFFORT_BASE_X100 150
+#define fc_t_TM_NODE_EFFORT_SLOPE_X100 100
 #endif
 
 #endif

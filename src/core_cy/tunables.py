@@ -1,16 +1,14 @@
-"""Every tunable constant of the search and the time manager, declared once.
+"""Every tunable constant of the search and its time manager, declared once.
 
 Each row names a constant, its value, the range a tuner may move it in, and the
 SPSA step (``c_end``) and learning rate (``r_end``) at the end of a tune, in the
 sense of OpenBench's SPSA workloads. Integers only: a fraction is stored scaled
 (``LMR_BASE_X100 = 80`` is 0.80).
 
-``where`` says who reads the constant: ``core`` rows become C constants of the
-compiled search (``tools/gen_tunables.py`` writes ``tunables.h`` and
-``tunables.pxi`` from this table: the default build compiles them in as literals,
-the tune build, ``FIANCHETTO_TUNE=1``, reads them from an array the UCI options
-write); ``time`` rows are module attributes of ``fianchetto.timeman`` (``target``),
-divided by ``scale``.
+Each row becomes a C constant of the compiled search (``tools/gen_tunables.py``
+writes ``tunables.h`` and ``tunables.pxi`` from this table): the default build
+compiles them in as literals, the tune build, ``FIANCHETTO_TUNE=1``, reads them
+from an array the UCI options write.
 
 Plain Python without imports from the package: the build and the tools read it
 before anything is compiled.
@@ -25,15 +23,11 @@ class Tunable(NamedTuple):
     maximum: int
     c_end: float
     r_end: float
-    where: str = "core"      # "core": a constant of the compiled search; "time": of timeman
-    target: str = ""         # for "time": the attribute of fianchetto.timeman
-    scale: int = 1           # for "time": the attribute is value / scale
 
 
-def row(name: str, value: int, minimum: int, maximum: int, c_end: float = 0.0, r_end: float = 0.002,
-        **extra) -> Tunable:
+def row(name: str, value: int, minimum: int, maximum: int, c_end: float = 0.0, r_end: float = 0.002) -> Tunable:
     """A row whose SPSA step defaults to a twentieth of its value (at least 0.5)."""
-    return Tunable(name, value, minimum, maximum, c_end or max(value / 20, 0.5), r_end, **extra)
+    return Tunable(name, value, minimum, maximum, c_end or max(value / 20, 0.5), r_end)
 
 
 TUNABLES: Tuple[Tunable, ...] = (
@@ -78,21 +72,16 @@ TUNABLES: Tuple[Tunable, ...] = (
     row("HISTORY_BONUS_SCALE", 400, 100, 800),
     row("HISTORY_BONUS_OFFSET", 200, 0, 600),
     row("HISTORY_BONUS_MAX", 2400, 800, 4800, 120),
-    # Time manager: how much instability, a falling score and node effort stretch
-    # the soft limit.
-    row("TM_BEST_MOVE_CHANGE_WEIGHT_X100", 50, 0, 150, 5, where="time",
-        target="BEST_MOVE_CHANGE_WEIGHT", scale=100),
-    row("TM_BEST_MOVE_CHANGE_DECAY_X100", 50, 10, 90, 4, where="time",
-        target="BEST_MOVE_CHANGE_DECAY", scale=100),
-    row("TM_SCORE_DROP_SCALE_CP", 100, 30, 300, 8, where="time", target="SCORE_DROP_SCALE_CP"),
-    row("TM_MAX_SCORE_DROP_FACTOR_X100", 150, 100, 250, 8, where="time",
-        target="MAX_SCORE_DROP_FACTOR", scale=100),
-    row("TM_NODE_EFFORT_BASE_X100", 150, 100, 250, 8, where="time", target="NODE_EFFORT_BASE", scale=100),
-    row("TM_NODE_EFFORT_SLOPE_X100", 100, 0, 200, 8, where="time", target="NODE_EFFORT_SLOPE", scale=100),
+    # Time manager (search.pxi): how much instability, a falling score (in the
+    # network's units) and node effort stretch the soft limit.
+    row("TM_BEST_MOVE_CHANGE_WEIGHT_X100", 50, 0, 150, 5),
+    row("TM_BEST_MOVE_CHANGE_DECAY_X100", 50, 10, 90, 4),
+    row("TM_SCORE_DROP_SCALE_CP", 100, 30, 300, 8),
+    row("TM_MAX_SCORE_DROP_FACTOR_X100", 150, 100, 250, 8),
+    row("TM_NODE_EFFORT_BASE_X100", 150, 100, 250, 8),
+    row("TM_NODE_EFFORT_SLOPE_X100", 100, 0, 200, 8),
 )
 
-CORE = tuple(t for t in TUNABLES if t.where == "core")
-TIME = tuple(t for t in TUNABLES if t.where == "time")
 
 
 def by_name(name: str) -> Tunable:

@@ -27,6 +27,7 @@ import chess.engine
 
 from fianchetto.board import Board
 from fianchetto.score import Score, SearchInfo, event_from_core, normalised
+from fianchetto.timeman import plan
 from fianchetto.wdl import WdlModel, material_of_fen, model_for
 
 
@@ -96,19 +97,28 @@ def as_board(board: Union[Board, chess.Board]) -> Board:
     raise ValueError(f"a position must be a fianchetto.Board or a chess.Board, not {type(board).__name__}")
 
 
-def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[float], multipv: int) -> Dict[str, Any]:
-    """The core's limits; ValueError for a negative or missing limit."""
-    for name, value in (("depth", depth), ("nodes", nodes), ("movetime", movetime)):
+def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[float], multipv: int,
+               clock: Optional[float] = None, increment: float = 0.0) -> Dict[str, Any]:
+    """The core's limits; ValueError for a negative or missing limit. A ``clock``
+    (the side to move's time left, seconds, with its ``increment``) is planned as
+    the UCI engine plans ``wtime``/``btime`` (:func:`fianchetto.timeman.plan`, no
+    move overhead) and the search stretches it the same way."""
+    for name, value in (("depth", depth), ("nodes", nodes), ("movetime", movetime), ("clock", clock)):
         if value is not None and value <= 0:
             raise ValueError(f"{name} must be positive, not {value}")
-    if depth is None and nodes is None and movetime is None:
-        raise ValueError("give a limit: depth, nodes or movetime (seconds)")
+    if increment < 0:
+        raise ValueError(f"increment must not be negative, not {increment}")
+    if depth is None and nodes is None and movetime is None and clock is None:
+        raise ValueError("give a limit: depth, nodes, movetime or clock (seconds)")
     if not 1 <= multipv <= 256:
         raise ValueError(f"multipv must be 1..256, not {multipv}")
     limits: Dict[str, Any] = {"depth": int(depth or 0), "nodes": int(nodes or 0), "multipv": int(multipv)}
     if movetime is not None:
         ms = max(1, int(movetime * 1000))
         limits.update(soft_ms=ms, hard_ms=ms)
+    elif clock is not None:
+        planned = plan(time_left=int(clock * 1000), increment=int(increment * 1000))
+        limits.update(soft_ms=planned.soft_ms, hard_ms=planned.hard_ms, adaptive_time=True)
     return limits
 
 
@@ -129,17 +139,19 @@ class Engine:
         self._lock = threading.Lock()
 
     def analyse(self, board: Union[Board, chess.Board], *, depth: Optional[int] = None,
-                nodes: Optional[int] = None, movetime: Optional[float] = None, multipv: int = 1) -> Analysis:
-        """Search ``board`` within the limits (``movetime`` in seconds); the lines found,
-        best first. ValueError for an illegal or finished position or a bad limit."""
+                nodes: Optional[int] = None, movetime: Optional[float] = None, multipv: int = 1,
+                clock: Optional[float] = None, increment: float = 0.0) -> Analysis:
+        """Search ``board`` within the limits (``movetime``, ``clock`` and ``increment``
+        in seconds); the lines found, best first. ValueError for an illegal or
+        finished position or a bad limit."""
         ours = as_board(board)
         if not ours.legal_moves():
             raise ValueError("the game is over: no legal move in this position")
-        limits = limits_for(depth, nodes, movetime, multipv)
+        limits = limits_for(depth, nodes, movetime, multipv, clock, increment)
         final: Dict[int, SearchInfo] = {}
 
-        def on_info(raw: Dict[str, Any]) -> None:
-            event = event_from_core(raw)
+        def on_info(report: Any) -> None:
+            event = event_from_core(report)
             if isinstance(event, SearchInfo) and event.bound is None and event.pv:
                 final[event.multipv or 1] = event
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from fianchetto.options import clip
 from fianchetto.score import Score, SearchInfo, event_from_core
@@ -137,8 +137,8 @@ def run_bench(
     for index, fen in enumerate(fens, 1):
         last: List[SearchInfo] = []
 
-        def on_info(raw: Dict[str, Any]) -> None:
-            event = event_from_core(raw)
+        def on_info(report: Any) -> None:
+            event = event_from_core(report)
             if isinstance(event, SearchInfo) and event.is_main_line:
                 last[:] = [event]
 

@@ -43,7 +43,7 @@ import struct
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import chess
 import chess.pgn
@@ -222,8 +222,8 @@ class Analyser:
         completed: Dict[int, Dict[int, Tuple[str, int]]] = {}
         last: List[SearchInfo] = []
 
-        def info(raw: dict) -> None:
-            event = event_from_core(raw)
+        def info(report: Any) -> None:
+            event = event_from_core(report)
             if not isinstance(event, SearchInfo) or not event.pv or event.score is None:
                 return
             if event.final:

@@ -33,7 +33,7 @@ from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply,
 from fianchetto.tablebase import RootDecision, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
 from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core, normalised
-from fianchetto.timeman import NO_LIMITS, TimeLimits, TimeManager, plan_for_side
+from fianchetto.timeman import NO_LIMITS, TimeLimits, plan_for_side
 from fianchetto.tuning import apply as apply_tunable, is_tunable, tunable_options
 from fianchetto.wdl import DEFAULT_MODEL, WdlModel, material_of_fen
 
@@ -88,11 +88,13 @@ class _Job:
     Everything below ``lock`` is read and written under it.
     """
 
-    def __init__(self, params: GoParams, board: Board, manager: TimeManager, received_at: float,
+    def __init__(self, params: GoParams, board: Board, limits: TimeLimits, received_at: float,
                  wdl_model: WdlModel = DEFAULT_MODEL, show_wdl: bool = False) -> None:
         self.params = params
         self.board = board
-        self.manager = manager
+        self.limits = limits             # planned on our clock; the core stretches soft
+        #: Clock searches adapt to the root's instability; movetime is a fixed budget.
+        self.adaptive_time = not params.movetime
         self.lock = threading.Condition()
         self.stop_requested = False
         self.pondering = params.ponder
@@ -147,30 +149,25 @@ class _Job:
         """Hold bestmove back? (infinite or pondering, and no stop yet)."""
         return (self.params.infinite or self.pondering) and not self.stop_requested
 
-    def core_limits(self) -> TimeLimits:
-        """The time limits for the core, measured from its start: a function of the
-        plan and of when our clock and the core's started (none while pondering)."""
+    def core_limits(self) -> Tuple[TimeLimits, int]:
+        """The planned limits for the core (none while pondering) and where the
+        core's start lies on our clock (ms; negative after a ponderhit)."""
         if self.pondering or self.core_started is None:
-            return NO_LIMITS
-        return self.manager.core_limits(_ms(self.core_started - self.clock_start))
+            return NO_LIMITS, 0
+        return self.limits, _ms(self.core_started - self.clock_start)
 
-    def record(self, event: SearchInfo) -> bool:
-        """Keep a main-line report for the closing line; True when it completes an
-        iteration (an exact score), which is when the clock may stretch."""
+    def record(self, event: SearchInfo) -> None:
+        """Keep a main-line report for the closing line."""
         if event.bound is None and not event.final:
             self.exact_lines[event.multipv or 1] = event
         if not event.is_main_line:
-            return False
+            return
         if event.final:
             self.final = event     # held back and sent right before bestmove
-            return False
+            return
         self.last_main_line = event
-        if event.bound is not None:
-            return False
-        self.last_exact_line = event
-        if event.pv:
-            return self.manager.on_iteration(event.pv[0], event.score, event.effort, event.depth) is not None
-        return False
+        if event.bound is None:
+            self.last_exact_line = event
 
 
 class Engine:
@@ -359,11 +356,9 @@ class Engine:
         )
         if params.infinite:
             limits = NO_LIMITS  # infinite means: until stop, whatever the clock says
-        # Clock-driven searches adapt to instability; movetime is a fixed budget.
-        manager = TimeManager(limits, adaptive=not params.movetime)
         if self.debug:
             self.listener.message(f"time limits soft {limits.soft_ms} ms hard {limits.hard_ms} ms")
-        job = _Job(params, board, manager, received_at, self.evaluation.wdl_model(),
+        job = _Job(params, board, limits, received_at, self.evaluation.wdl_model(),
                    bool(self.options["UCI_ShowWDL"]))
         job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
         self._job = job
@@ -405,11 +400,12 @@ class Engine:
             job.pondering = False
             job.clock_start = now
             if job.in_core:
-                limits = job.core_limits()
+                limits, offset = job.core_limits()
                 if not limits.unlimited:
-                    self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
+                    self.search.set_time_limits(limits.soft_ms, limits.hard_ms, offset)
                 if self.debug:
-                    self.listener.message(f"ponderhit: core limits soft {limits.soft_ms} hard {limits.hard_ms}")
+                    self.listener.message(f"ponderhit: limits soft {limits.soft_ms} hard {limits.hard_ms} "
+                                          f"ms, the search started {offset} ms into the clock")
             job.lock.notify_all()
 
     def finish_search(self, reason: Optional[str] = None) -> None:
@@ -503,7 +499,7 @@ class Engine:
             # from then on stop() and set_time_limits() act on this search. Doing it under
             # the job lock closes the race with a stop/ponderhit arriving meanwhile.
             job.core_started = time.monotonic()
-            limits = job.core_limits()
+            limits, offset = job.core_limits()
             nodes, multipv = job.params.nodes, int(self.options["MultiPV"])
             if elo is not None:
                 budget = strength.node_budget(elo)
@@ -515,10 +511,12 @@ class Engine:
                 nodes=nodes,
                 soft_ms=limits.soft_ms,
                 hard_ms=limits.hard_ms,
+                clock_offset_ms=offset,
+                adaptive_time=job.adaptive_time,
                 mate=job.params.mate,
                 multipv=multipv,
                 searchmoves=roots,
-                info=lambda raw: self._on_core_event(job, raw),
+                info=lambda report: self._on_core_event(job, report),
                 tb_probe_limit=int(self.options["SyzygyProbeLimit"]),
                 tb_50_move_rule=bool(self.options["Syzygy50MoveRule"]),
             )
@@ -578,23 +576,17 @@ class Engine:
         board.pop()
         return spelled
 
-    def _on_core_event(self, job: _Job, raw: Dict[str, Any]) -> None:
-        """A report from the core: the job records it (and its clock may stretch);
-        the listener gets it unless it is held back or repeats the last line."""
+    def _on_core_event(self, job: _Job, report: Any) -> None:
+        """A report from the core: the job records it; the listener gets it unless
+        it is held back or repeats the last line."""
         try:
-            event = event_from_core(raw)
+            event = event_from_core(report)
             if isinstance(event, CurrMove):
                 self.listener.info(event)
                 return
             event = job.reported(event)
-            limits = None
             with job.lock:
-                if job.record(event) and job.in_core and not job.pondering:
-                    limits = job.core_limits()
-                    self.search.set_time_limits(limits.soft_ms, limits.hard_ms)
-            if limits is not None and self.debug:
-                self.listener.message(f"root unstable: soft limit {limits.soft_ms} ms "
-                                      f"(x{job.manager.stretch():.2f})")
+                job.record(event)
             if event.final or (event.is_main_line and not job.worth_sending(event)):
                 return
             self.listener.info(job.presented(event))

@@ -16,13 +16,14 @@ True
 
 The search reports through :class:`SearchInfo` (an iteration's result, or the
 closing line) and :class:`CurrMove` (the root move being searched);
-:func:`event_from_core` turns the core's plain dictionaries into them.
+:func:`event_from_core` turns the core's typed reports into them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
+from core_cy import core
 from core_cy.core import SCORE_MATE, SCORE_MATE_IN_MAX_PLY, SCORE_TB_WIN
 from fianchetto.wdl import WdlModel, exact
 
@@ -34,6 +35,8 @@ TB_WIN_CP = SCORE_TB_WIN
 #: At or beyond this the core's score is a tablebase verdict, not an evaluation
 #: (evaluations stay far below: the network's are capped at 15000).
 PROVEN_CP = TB_WIN_CP - 1000
+#: A report's bound in UCI's words (an exact score has none).
+_BOUND_WORDS = {core.REPORT_UPPER: "upperbound", core.REPORT_LOWER: "lowerbound"}
 
 
 @dataclass(frozen=True)
@@ -118,12 +121,13 @@ class SearchInfo:
         return self.multipv in (None, 1)
 
     @classmethod
-    def from_core(cls, event: Dict[str, Any]) -> "SearchInfo":
-        return cls(depth=event["depth"], score=Score.from_core(event["score"]), seldepth=event["seldepth"],
-                   multipv=event["multipv"], bound=event["bound"], nodes=event["nodes"], nps=event["nps"],
-                   hashfull=event["hashfull"], tbhits=event["tbhits"], time=event["time"],
-                   pv=list(event["pv"]), final=bool(event["final"]),
-                   effort=event.get("effort"))
+    def from_core(cls, report: Any) -> "SearchInfo":
+        """The info line of a ``core.SearchReport``: the bound and the speed in UCI's terms."""
+        return cls(depth=report.depth, score=Score.from_core(report.score), seldepth=report.seldepth,
+                   multipv=report.multipv, bound=_BOUND_WORDS.get(report.bound), nodes=report.nodes,
+                   nps=report.nodes * 1000 // max(report.time_ms, 1), hashfull=report.hashfull,
+                   tbhits=report.tb_hits, time=report.time_ms, pv=list(report.pv), final=report.final,
+                   effort=report.effort)
 
 
 @dataclass(frozen=True)
@@ -138,8 +142,9 @@ class CurrMove:
 Event = Union[SearchInfo, CurrMove]
 
 
-def event_from_core(event: Dict[str, Any]) -> Event:
-    """The typed form of a report from the core's ``info`` callback."""
-    if "currmove" in event:
-        return CurrMove(event["depth"], event["currmove"], event["currmovenumber"])
-    return SearchInfo.from_core(event)
+def event_from_core(report: Any) -> Event:
+    """The typed form of a report from the core's ``info`` callback (a
+    ``core.SearchReport`` or ``core.CurrentMoveReport``)."""
+    if isinstance(report, core.CurrentMoveReport):
+        return CurrMove(report.depth, report.move, report.number)
+    return SearchInfo.from_core(report)

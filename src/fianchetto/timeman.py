@@ -9,18 +9,19 @@ Two limits, both in milliseconds from the moment the search starts:
   ``Move Overhead`` is taken off.
 
 :func:`plan` is a pure function of the ``go`` parameters, so it is unit-tested
-without an engine. :class:`TimeManager` adds the one piece of state a search
-needs: it lengthens the soft limit while the root is unstable (the best move
-keeps changing) or failing (the score is dropping), never past the hard limit,
-and scales it by the node effort: shorter when the best move took nearly all of
-the search's nodes, longer when it took few.
+without an engine. The search itself (the core, after every iteration) stretches
+the planned soft limit while the root is unstable (the best move keeps changing)
+or failing (the score is dropping), never past the hard limit, and scales it by
+the node effort: shorter when the best move took nearly all of the search's
+nodes, longer when it took few. Its constants are the ``TM_*`` rows of the
+tunables table (``core_cy/tunables.py``); ``core.TimeManagerState`` runs that
+decision alone.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from fianchetto.score import Score
 
 # --- Constants: each one a single idea -------------------------------------------------
 #: Moves we expect still to play when the GUI does not say (sudden death).
@@ -54,26 +55,6 @@ RESERVE_OVERHEADS = 2
 RESERVE_CLOCK_SHARE = 0.02
 #: Limits below 1 ms would read as "no limit" in the core (0 = unlimited).
 MIN_LIMIT_MS = 1
-
-#: Instability: how much each best-move change (decayed per iteration) stretches soft.
-BEST_MOVE_CHANGE_WEIGHT = 0.5
-#: How fast old best-move changes are forgotten, per completed iteration.
-BEST_MOVE_CHANGE_DECAY = 0.5
-#: A score drop of this many centipawns between iterations stretches soft by 100%.
-SCORE_DROP_SCALE_CP = 100
-#: Cap on the score-drop stretch.
-MAX_SCORE_DROP_FACTOR = 1.5
-#: Cap on the total stretch of the soft limit (it stays below hard anyway).
-MAX_STRETCH = 2.5
-#: Node effort: the share of the search's nodes spent under the best move. A move
-#: that took nearly all of them has beaten every alternative by a wide margin and
-#: needs less time; one that took few is contested and gets more. The soft limit
-#: is scaled by ``NODE_EFFORT_BASE - NODE_EFFORT_SLOPE * effort`` ...
-NODE_EFFORT_BASE = 1.5
-NODE_EFFORT_SLOPE = 1.0
-#: ... from this completed depth on (shallower iterations are too small to tell).
-NODE_EFFORT_MIN_DEPTH = 6
-
 
 @dataclass(frozen=True)
 class TimeLimits:
@@ -176,71 +157,3 @@ def plan_for_side(
         movetime=movetime,
         overhead=overhead,
     )
-
-
-def effort_factor(effort: Optional[float], depth: int) -> float:
-    """How much the node effort scales the soft limit (1.0 when it says nothing)."""
-    if effort is None or depth < NODE_EFFORT_MIN_DEPTH:
-        return 1.0
-    return NODE_EFFORT_BASE - NODE_EFFORT_SLOPE * min(max(effort, 0.0), 1.0)
-
-
-class TimeManager:
-    """Per-search time state: the planned limits and the instability stretch.
-
-    The engine calls :meth:`on_iteration` after every completed iteration (the
-    exact-score ``multipv 1`` line). When the best move changed (recently) or the
-    score fell, the soft limit is stretched, and the node effort scales it (at
-    most :data:`MAX_STRETCH` times in all, never past the hard limit); the new
-    limits are returned; ``None`` means "leave the limits as they are". Searches without a clock
-    (``movetime``, depth, infinite) are never stretched. :meth:`core_limits`
-    says what to send to the core, given when the core's clock started.
-    """
-
-    def __init__(self, limits: TimeLimits, *, adaptive: bool = True) -> None:
-        self.base = limits
-        self.adaptive = adaptive and not limits.unlimited and limits.soft_ms < limits.hard_ms
-        self.current = limits
-        self._best: Optional[str] = None
-        self._score: Optional[int] = None
-        self._changes = 0.0
-
-    def core_limits(self, core_start_ms: int = 0) -> TimeLimits:
-        """The current limits as the core wants them: measured from the start of its
-        search, which came ``core_start_ms`` after our clock started (negative after
-        ``ponderhit``: the pondering time is already on the core's clock), and
-        never below 1 ms unless unlimited (0 would mean "no limit" to the core)."""
-        limits = self.current
-        if limits.unlimited:
-            return limits
-        return TimeLimits(
-            max(MIN_LIMIT_MS, limits.soft_ms - core_start_ms),
-            max(MIN_LIMIT_MS, limits.hard_ms - core_start_ms),
-        )
-
-    def stretch(self) -> float:
-        """The current factor applied to the planned soft limit."""
-        return self.current.soft_ms / self.base.soft_ms if self.base.soft_ms else 1.0
-
-    def on_iteration(self, best_move: str, score: Score, effort: Optional[float] = None,
-                     depth: int = 0) -> Optional[TimeLimits]:
-        """Record an iteration's result; the new limits if the soft limit moved.
-        ``effort`` is the share of the nodes spent under ``best_move`` (None: unknown)
-        and ``depth`` the iteration's depth."""
-        value = score.as_cp()
-        self._changes *= BEST_MOVE_CHANGE_DECAY
-        if self._best is not None and best_move != self._best:
-            self._changes += 1.0
-        drop = 0 if self._score is None else self._score - value
-        self._best, self._score = best_move, value
-        if not self.adaptive:
-            return None
-
-        instability = 1.0 + BEST_MOVE_CHANGE_WEIGHT * self._changes
-        falling = min(MAX_SCORE_DROP_FACTOR, 1.0 + max(0, drop) / SCORE_DROP_SCALE_CP)
-        factor = min(MAX_STRETCH, instability * falling * effort_factor(effort, depth))
-        soft = min(self.base.hard_ms, max(MIN_LIMIT_MS, int(self.base.soft_ms * factor)))
-        if soft == self.current.soft_ms:
-            return None
-        self.current = TimeLimits(soft, self.base.hard_ms)
-        return self.current

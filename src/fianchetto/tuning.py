@@ -3,8 +3,8 @@ the parameter list for SPSA tuners (``fianchetto tune-params``).
 
 The table is ``core_cy.tunables``. In a tune build (``FIANCHETTO_TUNE=1 pip install
 .``) every row is a UCI spin option of the same name, range and default: a core
-row sets the compiled search's value (``core_cy.core.set_tunable``), a time row
-the time manager's attribute. The default build declares no such option; its
+row sets the compiled search's value (``core_cy.core.set_tunable``), the time
+manager's included. The default build declares no such option; its
 constants are compiled in.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Dict, List, Sequence
 from core_cy import tunables
 from fianchetto.options import Option
 
-_CORE_INDEX: Dict[str, int] = {t.name.lower(): i for i, t in enumerate(tunables.CORE)}
+_CORE_INDEX: Dict[str, int] = {t.name.lower(): i for i, t in enumerate(tunables.TUNABLES)}
 
 
 def tune_build() -> bool:
@@ -42,27 +42,17 @@ def is_tunable(name: str) -> bool:
 
 def apply(name: str, value: int) -> None:
     """Give tunable `name` the value `value` (tune build; between searches)."""
-    row = tunables.by_name(name)
-    if row.where == "core":
-        import core_cy.core as core
+    import core_cy.core as core
 
-        core.set_tunable(_CORE_INDEX[row.name.lower()], int(value))
-    else:
-        from fianchetto import timeman
-
-        setattr(timeman, row.target, value / row.scale if row.scale != 1 else int(value))
+    core.set_tunable(_CORE_INDEX[tunables.by_name(name).name.lower()], int(value))
 
 
 def current_values() -> Dict[str, int]:
     """Every tunable's value as the running engine has it (the defaults, unless a tune
     build's options changed them)."""
     import core_cy.core as core
-    from fianchetto import timeman
 
-    values = dict(zip((t.name for t in tunables.CORE), core.tunable_values()))
-    for t in tunables.TIME:
-        values[t.name] = round(getattr(timeman, t.target) * t.scale)
-    return values
+    return dict(zip((t.name for t in tunables.TUNABLES), core.tunable_values()))
 
 
 def openbench_text(values: Dict[str, int]) -> str:
