@@ -24,7 +24,8 @@ def test_material_counts_both_sides_in_pawns():
     assert material_of_fen("8/8/4k3/8/8/4K3/4P3/8 w - - 0 1") == 1
 
 
-@pytest.mark.parametrize("model", [DEFAULT_MODEL, WdlModel((120.0, 40.0, -10.0, 5.0), (50.0, 10.0))])
+@pytest.mark.parametrize("model", [DEFAULT_MODEL, WdlModel((120.0, 40.0, -10.0, 5.0), (50.0, 10.0)),
+                                   WdlModel((120.0, 40.0), (50.0, 10.0), d=(-1.0, -3.0))])
 def test_wdl_sums_to_1000_and_moves_with_the_score(model):
     previous = None
     for score in range(-2000, 2001, 50):
@@ -33,9 +34,26 @@ def test_wdl_sums_to_1000_and_moves_with_the_score(model):
         if previous is not None:
             assert w >= previous[0] and l <= previous[2]
         previous = (w, d, l)
-    a, _b = model.a_b(58)
-    assert model.to_cp(int(round(a)), 58) == 100 and model.to_cp(0, 30) == 0
+    for material in (17, 30, 58, 78):
+        mid = model.midpoint(material)
+        assert abs(model.to_cp(int(round(mid)), material) - 100) <= 1 and model.to_cp(0, material) == 0
+        assert abs(model.wdl(int(round(mid)), material)[0] - 500) <= 3   # the midpoint wins half the time
+        assert 500 < model.wdl(100_000, material)[0] == round(1000 * model.plateau(material))
     assert model.wdl(-37, 50) == model.wdl(37, 50)[::-1]            # symmetric
+
+
+def test_the_plateau_holds_the_win_rate_of_a_large_score_below_certainty():
+    """With little material an overwhelming score still draws now and then; without
+    d the model is the plain logistic one (plateau 1, midpoint a)."""
+    plain = WdlModel((100.0,), (50.0,))
+    capped = WdlModel((100.0,), (50.0,), d=(1.0, -6.0))           # c rises with material
+    assert plain.plateau(20) == 1.0 and plain.midpoint(20) == pytest.approx(100.0)
+    assert capped.plateau(17) < capped.plateau(40) < capped.plateau(78) <= 1.0
+    assert capped.midpoint(17) > 100.0                              # a lower plateau needs more score
+    assert capped.wdl(2000, 17)[1] > 100 and plain.wdl(2000, 17)[1] == 0
+    again = WdlModel.from_json(capped.to_json())
+    assert again.d == capped.d and again.wdl(150, 25) == capped.wdl(150, 25)
+    assert WdlModel.from_json('{"a": [100], "b": [50]}').d == ()    # older files: no plateau
 
 
 def test_a_model_file_beside_a_network_is_its_model(tmp_path):
@@ -46,8 +64,10 @@ def test_a_model_file_beside_a_network_is_its_model(tmp_path):
     assert model_for(str(net)).a == (200.0,)
     (tmp_path / "net.nnue.wdl.json").write_text("{not json")
     assert model_for(str(net)) is DEFAULT_MODEL                     # a bad file is ignored
-    with pytest.raises(ValueError):
-        WdlModel.from_json('{"a": [], "b": [1]}')
+    for bad in ('{"a": [], "b": [1]}', '{"a": [1], "b": [1], "d": "x"}', '{"a": [1], "b": [1], "d": [NaN]}',
+                '[1, 2]'):
+        with pytest.raises(ValueError):
+            WdlModel.from_json(bad)
 
 
 def test_the_fit_recovers_a_known_model():
@@ -57,16 +77,34 @@ def test_the_fit_recovers_a_known_model():
     truth = WdlModel((90.0, 80.0), (45.0, 20.0))
     material = rng.integers(17, 79, 40000)
     x = rng.normal(0, 250, 40000)
-    a, b = wdlfit.model_arrays(truth, material)
-    win, loss = wdlfit.probabilities(x, a, b)
+    a, b, c, _mid = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b, c)
     u = rng.random(40000)
     y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
-    model, nll = wdlfit.fit(x, material, y, degree=1, steps=3000)
+    model, nll = wdlfit.fit(x, material, y, degree=1, steps=3000, plateau_degree=-1)
+    assert model.d == ()
     for m in (20, 40, 58, 78):
         fa, fb = model.a_b(m)
         ta, tb = truth.a_b(m)
         assert abs(fa - ta) < 0.08 * ta and abs(fb - tb) < 0.12 * tb, (m, fa, ta, fb, tb)
     assert nll < wdlfit.baseline_loss(y)
+
+
+def test_the_fit_recovers_a_plateau():
+    from fianchetto.learn import wdlfit
+
+    rng = np.random.default_rng(6)
+    truth = WdlModel((90.0, 80.0), (45.0, 20.0), d=(2.0, -5.0))     # c from about 0.6 to 0.99
+    material = rng.integers(17, 79, 60000)
+    x = rng.normal(0, 300, 60000)
+    a, b, c, _mid = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b, c)
+    u = rng.random(60000)
+    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    model, _nll = wdlfit.fit(x, material, y, degree=1, steps=3000, plateau_degree=1)
+    for m in (17, 40, 78):
+        assert abs(model.plateau(m) - truth.plateau(m)) < 0.05, (m, model.plateau(m), truth.plateau(m))
+        assert abs(model.midpoint(m) - truth.midpoint(m)) < 0.1 * truth.midpoint(m)
 
 
 def test_the_bucket_table_compares_predicted_and_observed_win_rates():
@@ -76,8 +114,8 @@ def test_the_bucket_table_compares_predicted_and_observed_win_rates():
     truth = WdlModel((100.0,), (50.0,))
     material = np.full(60000, 58)
     x = rng.normal(0, 200, 60000)
-    a, b = wdlfit.model_arrays(truth, material)
-    win, loss = wdlfit.probabilities(x, a, b)
+    a, b, c, _mid = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b, c)
     u = rng.random(60000)
     y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
     rows = wdlfit.win_rate_buckets(truth, x, material, y)
@@ -143,3 +181,36 @@ def test_scores_are_normalised_by_the_network_s_model(tmp_path):
     assert any(abs(v) > 20 for v in raw)
     for r, h in zip(raw, half):
         assert abs(h - r / 2) <= 1, (r, h)
+
+
+def test_wdl_fit_reports_its_fit_on_the_data_it_fitted(monkeypatch, capsys, tmp_path):
+    """The command's whole path: fit, print the midpoints, then the calibration and
+    the buckets of the same positions (every material band, small gaps)."""
+    from fianchetto.learn import wdlfit
+
+    rng = np.random.default_rng(11)
+    truth = WdlModel((90.0, 80.0), (45.0, 20.0), d=(2.0, -5.0))
+    material = rng.integers(17, 79, 30000)
+    x = rng.normal(0, 250, 30000)
+    a, b, c, _mid = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b, c)
+    u = rng.random(30000)
+    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    monkeypatch.setattr(wdlfit, "samples", lambda paths: (x, material, y))
+    out = tmp_path / "model.wdl.json"
+    assert wdlfit.main_wdl_fit(["--data", "synthetic", "--degree", "1", "--plateau-degree", "1",
+                                "--steps", "1500", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    bands = {line.split()[0] for line in text.splitlines() if re.match(r"\s*\d+-\d+\s", line)}
+    assert bands == {"17-30", "31-45", "46-60", "61-78"}
+    gap = float(re.search(r"largest gap: ([\d.]+)", text).group(1))
+    assert gap < 4.0
+    assert WdlModel.from_json(out.read_text()).d
+
+
+def test_the_default_model_is_the_shipped_network_s():
+    shipped = model_for(str(default_network_path()))
+    assert shipped is not DEFAULT_MODEL and shipped.d
+    for pawns in (17, 30, 58, 78):
+        assert shipped.midpoint(pawns) == pytest.approx(DEFAULT_MODEL.midpoint(pawns), abs=0.01)
+        assert shipped.wdl(150, pawns) == DEFAULT_MODEL.wdl(150, pawns)

@@ -403,7 +403,7 @@ class UciLoop:
             model, material = self.engine.evaluation.wdl_model(), material_of_fen(board.fen())
             shown = model.to_cp(white, material)
             self.emit(f"NNUE evaluation: {shown / 100:+.2f} (white side; {white / 100:+.2f} in the network's "
-                      f"units, {model.a_b(material)[0]:.0f} of them a pawn here)")
+                      f"units, {model.midpoint(material):.0f} of them a pawn here)")
         self.emit(f"Search uses: {self.engine.evaluation.describe()}")
 
     def cmd_bench(self, args: List[str]) -> None:

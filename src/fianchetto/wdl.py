@@ -5,22 +5,29 @@ The search's scores are in the network's units, which drift with every network
 self-play games (``fianchetto wdl-fit``, :mod:`fianchetto.learn.wdlfit`), says
 how likely a score wins, as Stockfish's model does:
 
-    P(win)  = 1 / (1 + exp((a - x) / b))
-    P(loss) = 1 / (1 + exp((a + x) / b))
+    P(win)  = c / (1 + exp((a - x) / b))
+    P(loss) = c / (1 + exp((a + x) / b))
     P(draw) = 1 - P(win) - P(loss)
 
 with ``x`` the score in the search's units and ``a``, ``b`` cubic polynomials in
 the material on the board (pawn 1, knight and bishop 3, rook 5, queen 9, both
-sides, clamped to 17..78, divided by 58). ``a`` is the score that wins half the
-time; the engine reports ``100 * x / a`` as centipawns, so that ``score cp 100``
-means a 50% chance to win, whatever the network. Each network carries its model
+sides, clamped to 17..78, divided by 58). ``c`` is the plateau, the win rate of
+an overwhelming score: 1 with much material, lower in the endgame, where even a
+large advantage draws now and then (wrong-coloured bishops, rook endings):
+``c = 1 - sigmoid(d) / 2`` with ``d`` a polynomial in the same material (a model
+without ``d`` has ``c = 1``). The score that wins half the time, the midpoint,
+is ``a - b ln(2c - 1)``; the engine reports ``100 * x / midpoint`` as
+centipawns, so that ``score cp 100`` means a 50% chance to win, whatever the
+network. Each network carries its model
 in a file beside it (``<network>.wdl.json``); a network without one is reported
 with the default model, fitted for the shipped network.
 
 >>> model = DEFAULT_MODEL
 >>> model.to_cp(0, 58), sum(model.wdl(123, 58))
 (0, 1000)
->>> model.wdl(model.a_b(58)[0], 58)[0]     # a wins half the time
+>>> model.wdl(model.midpoint(58), 58)[0]  # the midpoint wins half the time
+500
+>>> model.wdl(model.midpoint(20), 20)[0]
 500
 """
 from __future__ import annotations
@@ -43,38 +50,56 @@ def material_of_fen(fen: str) -> int:
     return sum(PIECE_MATERIAL.get(ch.lower(), 0) for ch in placement)
 
 
+def _material_share(material: int) -> float:
+    return min(MATERIAL_MAX, max(MATERIAL_MIN, material)) / MATERIAL_REFERENCE
+
+
 def _poly(coefficients: Sequence[float], m: float) -> float:
     return sum(c * m ** i for i, c in enumerate(coefficients))
 
 
 @dataclass(frozen=True)
 class WdlModel:
-    """``a`` and ``b`` as polynomial coefficients (lowest power first) in
-    material / 58; ``source`` says where the model came from."""
+    """``a``, ``b`` and the plateau's ``d`` as polynomial coefficients (lowest
+    power first) in material / 58 (no ``d``: no plateau); ``source`` says where
+    the model came from."""
 
     a: Tuple[float, ...]
     b: Tuple[float, ...]
     source: str = "default"
+    d: Tuple[float, ...] = ()
 
     def a_b(self, material: int) -> Tuple[float, float]:
-        m = min(MATERIAL_MAX, max(MATERIAL_MIN, material)) / MATERIAL_REFERENCE
+        m = _material_share(material)
         return max(1.0, _poly(self.a, m)), max(1.0, _poly(self.b, m))
+
+    def plateau(self, material: int) -> float:
+        """The win rate of an overwhelming score, between 0.5 and 1."""
+        if not self.d:
+            return 1.0
+        return 1.0 - 0.5 / (1.0 + math.exp(-max(-700.0, min(700.0, _poly(self.d, _material_share(material))))))
+
+    def midpoint(self, material: int) -> float:
+        """The score that wins half the time."""
+        a, b = self.a_b(material)
+        return a - b * math.log(max(2 * self.plateau(material) - 1, 1e-9))
 
     def to_cp(self, score: int, material: int) -> int:
         """The search's score as normalised centipawns: 100 = a 50% chance to win."""
-        a, _b = self.a_b(material)
-        return int(round(100 * score / a))
+        return int(round(100 * score / self.midpoint(material)))
 
     def wdl(self, score: int, material: int) -> Tuple[int, int, int]:
         """Win, draw and loss per mille for the side to move; they sum to 1000."""
         a, b = self.a_b(material)
-        win = int(round(1000 / (1 + math.exp(min(700.0, (a - score) / b)))))
-        loss = int(round(1000 / (1 + math.exp(min(700.0, (a + score) / b)))))
+        c = self.plateau(material)
+        win = int(round(1000 * c / (1 + math.exp(min(700.0, (a - score) / b)))))
+        loss = int(round(1000 * c / (1 + math.exp(min(700.0, (a + score) / b)))))
         return win, 1000 - win - loss, loss
 
     def to_json(self) -> str:
-        return json.dumps({"a": list(self.a), "b": list(self.b), "material_reference": MATERIAL_REFERENCE,
-                           "source": self.source}, indent=1) + "\n"
+        data = {"a": list(self.a), "b": list(self.b), "d": list(self.d),
+                "material_reference": MATERIAL_REFERENCE, "source": self.source}
+        return json.dumps(data, indent=1) + "\n"
 
     @classmethod
     def from_json(cls, text: str, source: str = "file") -> "WdlModel":
@@ -82,19 +107,24 @@ class WdlModel:
         try:
             data = json.loads(text)
             a, b = tuple(float(x) for x in data["a"]), tuple(float(x) for x in data["b"])
-        except (ValueError, KeyError, TypeError) as exc:
+            d = tuple(float(x) for x in data.get("d", ()))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not a WDL model ({exc})") from None
-        if not a or not b or len(a) > 8 or len(b) > 8:
-            raise ValueError("a WDL model has 1 to 8 coefficients for a and for b")
-        return cls(a, b, str(data.get("source", source)))
+        if not a or not b or len(a) > 8 or len(b) > 8 or len(d) > 8:
+            raise ValueError("a WDL model has 1 to 8 coefficients for a and for b, at most 8 for d")
+        if not all(math.isfinite(x) for x in a + b + d):
+            raise ValueError("a WDL model's coefficients are finite numbers")
+        return cls(a, b, str(data.get("source", source)), d)
 
 
-#: Fitted by ``fianchetto wdl-fit`` on 1,406,950 positions of the shipped network's
-#: self-play games (docs/training.md); networks/fianchetto.nnue.wdl.json holds the
-#: same model beside the network. a runs from about 487 at the least material to
-#: 91 with every piece on the board: 111 at 58 pawns' worth.
-DEFAULT_MODEL = WdlModel(a=(689.6312, -660.6455, -169.2146, 251.2776),
-                         b=(176.4101, 66.0233, 6.1639, -32.0300), source="default")
+#: Fitted by ``fianchetto wdl-fit`` on 2,000,000 positions spread over the shipped
+#: network's self-play games (docs/training.md); networks/fianchetto.nnue.wdl.json
+#: holds the same model beside the network. The midpoint runs from about 446 at
+#: the least material to 96 with every piece on the board (115 at 58 pawns'
+#: worth); the plateau is 0.91 at 17 pawns' worth and 1 from about 30 up.
+DEFAULT_MODEL = WdlModel(a=(572.6824, -506.7416, -136.1637, 185.6625),
+                         b=(102.6794, 158.1531, 44.4215, -84.3122),
+                         source="default", d=(1.7531, -8.4840, -9.8055))
 
 
 def exact(score_sign: int) -> Tuple[int, int, int]:
