@@ -106,7 +106,6 @@ ctypedef struct SearchThread:
     SharedState* shared
     SearchLimits limits
     int64_t start_ms
-    TimeManager tm
     uint64_t nodes
     int seldepth
     int root_depth
@@ -128,6 +127,7 @@ ctypedef struct SearchThread:
     int own_capacity
     Accumulator* own_accs        # network accumulators, one per state slot
     int own_accs_capacity
+    TimeManager tm               # the main thread's time decisions between iterations
 
 
 # --- helpers ---------------------------------------------------------------------
