@@ -70,6 +70,16 @@ def test_a_model_file_beside_a_network_is_its_model(tmp_path):
             WdlModel.from_json(bad)
 
 
+def sampled_results(truth, x, material, rng):
+    """Game results (0 loss, 1 draw, 2 win) drawn from the model `truth` for scores x."""
+    from fianchetto.learn import wdlfit
+
+    a, b, c, _mid = wdlfit.model_arrays(truth, material)
+    win, loss = wdlfit.probabilities(x, a, b, c)
+    u = rng.random(len(x))
+    return np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+
+
 def test_the_fit_recovers_a_known_model():
     from fianchetto.learn import wdlfit
 
@@ -77,10 +87,7 @@ def test_the_fit_recovers_a_known_model():
     truth = WdlModel((90.0, 80.0), (45.0, 20.0))
     material = rng.integers(17, 79, 40000)
     x = rng.normal(0, 250, 40000)
-    a, b, c, _mid = wdlfit.model_arrays(truth, material)
-    win, loss = wdlfit.probabilities(x, a, b, c)
-    u = rng.random(40000)
-    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    y = sampled_results(truth, x, material, rng)
     model, nll = wdlfit.fit(x, material, y, degree=1, steps=3000, plateau_degree=-1)
     assert model.d == ()
     for m in (20, 40, 58, 78):
@@ -97,10 +104,7 @@ def test_the_fit_recovers_a_plateau():
     truth = WdlModel((90.0, 80.0), (45.0, 20.0), d=(2.0, -5.0))     # c from about 0.6 to 0.99
     material = rng.integers(17, 79, 60000)
     x = rng.normal(0, 300, 60000)
-    a, b, c, _mid = wdlfit.model_arrays(truth, material)
-    win, loss = wdlfit.probabilities(x, a, b, c)
-    u = rng.random(60000)
-    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    y = sampled_results(truth, x, material, rng)
     model, _nll = wdlfit.fit(x, material, y, degree=1, steps=3000, plateau_degree=1)
     for m in (17, 40, 78):
         assert abs(model.plateau(m) - truth.plateau(m)) < 0.05, (m, model.plateau(m), truth.plateau(m))
@@ -114,10 +118,7 @@ def test_the_bucket_table_compares_predicted_and_observed_win_rates():
     truth = WdlModel((100.0,), (50.0,))
     material = np.full(60000, 58)
     x = rng.normal(0, 200, 60000)
-    a, b, c, _mid = wdlfit.model_arrays(truth, material)
-    win, loss = wdlfit.probabilities(x, a, b, c)
-    u = rng.random(60000)
-    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    y = sampled_results(truth, x, material, rng)
     rows = wdlfit.win_rate_buckets(truth, x, material, y)
     assert [centre for centre, *_ in rows] == list(range(-300, 301, 50))
     assert sum(count for _, count, _, _ in rows) < 60000                # the tails fall outside
@@ -192,10 +193,7 @@ def test_wdl_fit_reports_its_fit_on_the_data_it_fitted(monkeypatch, capsys, tmp_
     truth = WdlModel((90.0, 80.0), (45.0, 20.0), d=(2.0, -5.0))
     material = rng.integers(17, 79, 30000)
     x = rng.normal(0, 250, 30000)
-    a, b, c, _mid = wdlfit.model_arrays(truth, material)
-    win, loss = wdlfit.probabilities(x, a, b, c)
-    u = rng.random(30000)
-    y = np.where(u < win, 2, np.where(u < win + loss, 0, 1))
+    y = sampled_results(truth, x, material, rng)
     monkeypatch.setattr(wdlfit, "samples", lambda paths: (x, material, y))
     out = tmp_path / "model.wdl.json"
     assert wdlfit.main_wdl_fit(["--data", "synthetic", "--degree", "1", "--plateau-degree", "1",
