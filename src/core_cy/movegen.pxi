@@ -71,6 +71,10 @@ cdef inline PawnSets unpinned_pawn_sets(const Position* pos, Bitboard target, Bi
     p.east = shift_east(shift_up(free, us)) & enemies
     return p
 
+cdef inline bint has_pinned_pawn_or_en_passant(const Position* pos, Bitboard pinned) noexcept nogil:
+    """Is there work for generate_pinned_pawn_moves? Mostly not: it is skipped."""
+    return (pieces(pos, pos.side, PAWN) & pinned) != 0 or pos.st.ep_square != NO_SQUARE
+
 cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
                              Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
     cdef PawnSets p = unpinned_pawn_sets(pos, target, pinned)
@@ -83,7 +87,9 @@ cdef int generate_pawn_moves(const Position* pos, Move* moves, int n, int gen,
     if gen & GEN_QUIETS:
         n = add_pawn_moves(moves, n, p.single & ~p.last_rank, p.up, False)
         n = add_pawn_moves(moves, n, p.double, p.up + p.up, False)
-    return generate_pinned_pawn_moves(pos, moves, n, gen, target, pinned, ksq)
+    if has_pinned_pawn_or_en_passant(pos, pinned):
+        n = generate_pinned_pawn_moves(pos, moves, n, gen, target, pinned, ksq)
+    return n
 
 cdef int generate_pinned_pawn_moves(const Position* pos, Move* moves, int n, int gen,
                                     Bitboard target, Bitboard pinned, Square ksq) noexcept nogil:
@@ -164,33 +170,40 @@ cdef int generate_piece_moves(const Position* pos, Move* moves, int n,
         n = add_moves_from(moves, n, s, att)
     return n
 
-cdef inline bint castling_is_legal(const Position* pos, int right) noexcept nogil:
-    """Path empty and no square the king stands on, crosses or reaches attacked.
+cdef inline int castling_rights_to_try(const Position* pos) noexcept nogil:
+    """The side to move's castling rights whose path between king and rook is empty."""
+    cdef int rights = pos.st.castling & (3 << (2 * pos.side)), right, open_rights = 0
+    while rights:
+        right = rights & -rights
+        rights ^= right
+        if not (pos.castling_path[right] & pos.by_type[0]):
+            open_rights |= right
+    return open_rights
+
+cdef inline bint castling_is_safe(const Position* pos, int right) noexcept nogil:
+    """No square the king stands on, crosses or reaches is attacked (the path is
+    known to be empty: castling_rights_to_try).
 
     Attacks are tested with king and castling rook lifted, which also catches the
     Chess960 case of a rook that shielded the king's destination."""
     cdef Square rsq = pos.castling_rook[right]
     cdef Color them = pos.side ^ 1
-    cdef Bitboard occ, path
-    if pos.castling_path[right] & pos.by_type[0]:
-        return False
-    occ = pos.by_type[0] ^ sq_bb(rsq) ^ sq_bb(king_square(pos, pos.side))
-    path = pos.castling_king_path[right]
+    cdef Bitboard occ = pos.by_type[0] ^ sq_bb(rsq) ^ sq_bb(king_square(pos, pos.side))
+    cdef Bitboard path = pos.castling_king_path[right]
     while path:
         if attacked_by(pos, pop_lsb(&path), them, occ):
             return False
     return True
 
-cdef int generate_castling(const Position* pos, Move* moves, int n) noexcept nogil:
-    cdef int rights = pos.st.castling & (3 << (2 * pos.side))
+cdef int generate_castling(const Position* pos, Move* moves, int n, int rights) noexcept nogil:
+    """The castling moves among `rights` (from castling_rights_to_try; not in check)."""
+    cdef Square ksq = king_square(pos, pos.side)
     cdef int right
-    cdef Square ksq
-    if rights == 0:
-        return n
-    ksq = king_square(pos, pos.side)
-    for right in range(4):
-        if (rights >> right) & 1 and castling_is_legal(pos, 1 << right):
-            moves[n] = make_special(ksq, pos.castling_rook[1 << right], MK_CASTLING)
+    while rights:
+        right = rights & -rights
+        rights ^= right
+        if castling_is_safe(pos, right):
+            moves[n] = make_special(ksq, pos.castling_rook[right], MK_CASTLING)
             n += 1
     return n
 
@@ -212,7 +225,7 @@ cdef int generate_legal(const Position* pos, Move* moves, int gen) noexcept nogi
     cdef Square ksq = king_square(pos, us)
     cdef Bitboard checkers = pos.st.checkers
     cdef Bitboard kind_mask = 0, target, pinned
-    cdef int n = 0
+    cdef int n = 0, rights
     if gen & GEN_CAPTURES:
         kind_mask |= pos.by_color[us ^ 1]
     if gen & GEN_QUIETS:
@@ -224,7 +237,9 @@ cdef int generate_legal(const Position* pos, Move* moves, int gen) noexcept nogi
     if checkers:
         target &= BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
     elif gen & GEN_QUIETS:
-        n = generate_castling(pos, moves, n)
+        rights = castling_rights_to_try(pos)
+        if rights:
+            n = generate_castling(pos, moves, n, rights)
     pinned = slider_blockers(pos, us) & pos.by_color[us]
     n = generate_piece_moves(pos, moves, n, target, pinned, ksq)
     # Pawns get the full check mask: a quiet promotion is a "capture" by kind.
@@ -241,11 +256,13 @@ cdef inline int count_pawn_moves(const Position* pos, Bitboard target, Bitboard 
     are counted (a promotion is four moves), the rare rest is generated."""
     cdef Move scratch[MAX_MOVES]
     cdef PawnSets p = unpinned_pawn_sets(pos, target, pinned)
-    return (fc_popcount(p.west & ~p.last_rank) + fc_popcount(p.east & ~p.last_rank)
-            + fc_popcount(p.single & ~p.last_rank) + fc_popcount(p.double)
-            + 4 * (fc_popcount(p.west & p.last_rank) + fc_popcount(p.east & p.last_rank)
-                   + fc_popcount(p.single & p.last_rank))
-            + generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq))
+    cdef int n = (fc_popcount(p.west & ~p.last_rank) + fc_popcount(p.east & ~p.last_rank)
+                  + fc_popcount(p.single & ~p.last_rank) + fc_popcount(p.double)
+                  + 4 * (fc_popcount(p.west & p.last_rank) + fc_popcount(p.east & p.last_rank)
+                         + fc_popcount(p.single & p.last_rank)))
+    if has_pinned_pawn_or_en_passant(pos, pinned):
+        n += generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq)
+    return n
 
 cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard pinned,
                                   Square ksq) noexcept nogil:
@@ -281,14 +298,16 @@ cdef int count_legal(const Position* pos) noexcept nogil:
     cdef Square ksq = king_square(pos, us)
     cdef Bitboard checkers = pos.st.checkers
     cdef Bitboard target = ~pos.by_color[us], pawn_target = ~(<Bitboard>0), pinned
-    cdef int n = generate_king_moves(pos, scratch, 0, target, ksq)
+    cdef int n = generate_king_moves(pos, scratch, 0, target, ksq), rights
     if more_than_one(checkers):
         return n
     if checkers:
         pawn_target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
         target &= pawn_target
     else:
-        n = generate_castling(pos, scratch, n)
+        rights = castling_rights_to_try(pos)
+        if rights:
+            n = generate_castling(pos, scratch, n, rights)
     pinned = slider_blockers(pos, us) & pos.by_color[us]
     return n + count_piece_moves(pos, target, pinned, ksq) + count_pawn_moves(pos, pawn_target, pinned, ksq)
 
