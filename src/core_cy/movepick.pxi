@@ -124,10 +124,10 @@ ctypedef struct MovePicker:
     Move tt_move
     Move killers[2]
     Move counter
-    const int (*history)[64][64]   # history[colour][from][to]
-    const int* cont1               # continuation history rows of the moves one and two
-    const int* cont2               #   plies back, indexed by piece * 64 + destination
-    CheckInfo check_info           # for gives_check, computed when first needed
+    const int16_t (*history)[64][64]   # history[colour][from][to]
+    const int16_t* cont1               # continuation history rows of the moves one and two
+    const int16_t* cont2               #   plies back, indexed by piece * 64 + destination
+    CheckInfo check_info               # for gives_check, computed when first needed
     bint check_info_ready
 
 
@@ -144,7 +144,7 @@ cdef inline int piece_to(const Position* pos, Move m) noexcept nogil:
     return pos.board[move_from(m)] * 64 + move_to(m)
 
 cdef inline void picker_start(MovePicker* mp, const Position* pos, Move tt_move,
-                              const int (*history)[64][64], int first_stage) noexcept nogil:
+                              const int16_t (*history)[64][64], int first_stage) noexcept nogil:
     """What every picker starts from: nothing generated yet, and the evasion stages
     instead of `first_stage` when the side to move is in check."""
     mp.tt_move = tt_move
@@ -157,8 +157,8 @@ cdef inline void picker_start(MovePicker* mp, const Position* pos, Move tt_move,
     mp.stage = STAGE_EVASION_TT if pos.st.checkers else first_stage
 
 cdef inline void picker_init(MovePicker* mp, const Position* pos, Move tt_move, const Move* killers,
-                             Move counter, const int (*history)[64][64], const int* cont1,
-                             const int* cont2) noexcept nogil:
+                             Move counter, const int16_t (*history)[64][64], const int16_t* cont1,
+                             const int16_t* cont2) noexcept nogil:
     """The main search's picker: every stage, with the node's killers, counter move
     and continuation history rows."""
     picker_start(mp, pos, tt_move, history, STAGE_TT)
@@ -169,7 +169,7 @@ cdef inline void picker_init(MovePicker* mp, const Position* pos, Move tt_move, 
     mp.cont2 = cont2
 
 cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move tt_move,
-                                     const int (*history)[64][64]) noexcept nogil:
+                                     const int16_t (*history)[64][64]) noexcept nogil:
     """Quiescence's picker: the TT move and the captures (every evasion in check)."""
     picker_start(mp, pos, tt_move, history, STAGE_QS_TT)
     mp.killers[0] = MOVE_NONE

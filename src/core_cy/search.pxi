@@ -92,13 +92,16 @@ ctypedef struct TimeManager:
 
 # What the search keeps for one ply, on a stack addressed relative to the current
 # ply: (ss - 1) is the parent, (ss - 2) the node where we last moved.
+# Small (32 bytes, two to a cache line): the PV rows live apart, in
+# SearchThread.pv_rows, so that the frames the search reads at every node stay
+# close together.
 ctypedef struct PlyFrame:
+    int16_t* cont_history       # continuation history row of the move made from this ply
+                                #   (the "no move" row for none or a null move)
+    Move* pv                    # this frame's PV row: the PV from this ply is pv[ply:pv_length]
     Move killers[2]
     int static_eval             # VALUE_NONE when in check
-    int* cont_history           # continuation history row of the move made from this ply
-                                #   (the "no move" row for none or a null move)
-    int pv_length               # the PV from this ply is pv[ply:pv_length]
-    Move pv[MAX_PLY + 4]
+    int pv_length
 
 ctypedef struct SearchThread:
     Position pos
@@ -115,8 +118,10 @@ ctypedef struct SearchThread:
     RootMove root_moves[MAX_MOVES]
     PlyFrame stack[FRAMES_BEFORE_ROOT + MAX_PLY + 4]
     Move counter_moves[16][64]
-    int history[2][64][64]
-    int cont_history[CONT_SIZE][CONT_SIZE]   # [earlier move's piece-to][this move's piece-to]
+    # History scores stay within +-HISTORY_MAX, so 16 bits hold them: the tables
+    # take half the cache they would as ints.
+    int16_t history[2][64][64]
+    int16_t cont_history[CONT_SIZE][CONT_SIZE]   # [earlier move's piece-to][this move's piece-to]
     void* reporter               # the Python Search object, for info callbacks (main thread only)
     int thread_id                # 0 = main thread; helpers share the TT and the stop flag
     int time_check_countdown     # nodes until the clock is read again
@@ -128,6 +133,7 @@ ctypedef struct SearchThread:
     Accumulator* own_accs        # network accumulators, one per state slot
     int own_accs_capacity
     TimeManager tm               # the main thread's time decisions between iterations
+    Move pv_rows[FRAMES_BEFORE_ROOT + MAX_PLY + 4][MAX_PLY + 4]   # the frames' PV rows
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -268,9 +274,11 @@ cdef inline void update_pv(PlyFrame* ss, int ply, Move m) noexcept nogil:
         ss.pv[i] = child.pv[i]
     ss.pv_length = max(child.pv_length, ply + 1)
 
-cdef inline void update_history(int* entry, int bonus) noexcept nogil:
-    """History with gravity: entries saturate towards +-HISTORY_MAX."""
-    entry[0] += bonus - entry[0] * iabs(bonus) // HISTORY_MAX
+cdef inline void update_history(int16_t* entry, int bonus) noexcept nogil:
+    """History with gravity: entries saturate towards +-HISTORY_MAX (|bonus| is at
+    most HISTORY_MAX, so the entry never leaves that range)."""
+    cdef int value = entry[0]
+    entry[0] = <int16_t>(value + bonus - value * iabs(bonus) // HISTORY_MAX)
 
 cdef inline Move previous_move(const Position* pos) noexcept nogil:
     return pos.st.move
@@ -295,7 +303,7 @@ cdef inline int quiet_history(const SearchThread* t, const PlyFrame* ss, Move m)
 cdef inline void update_quiet_history(SearchThread* t, const PlyFrame* ss, Move m, int bonus) noexcept nogil:
     """Move the three history entries of quiet move m by bonus (a malus when negative)."""
     cdef int pt = piece_to(&t.pos, m), back
-    cdef int* none_row = t.cont_history[CONT_NONE]
+    cdef int16_t* none_row = t.cont_history[CONT_NONE]
     update_history(&t.history[t.pos.side][move_from(m)][move_to(m)], bonus)
     for back in range(1, 3):
         if (ss - back).cont_history != none_row:
@@ -304,7 +312,7 @@ cdef inline void update_quiet_history(SearchThread* t, const PlyFrame* ss, Move 
 cdef void update_quiet_stats(SearchThread* t, PlyFrame* ss, Move best, const Move* quiets, int quiet_count,
                              int depth) noexcept nogil:
     """Reward the quiet move that cut off; penalise the quiets tried before it."""
-    cdef int bonus = min(HISTORY_BONUS_SCALE * depth - HISTORY_BONUS_OFFSET, HISTORY_BONUS_MAX), i
+    cdef int bonus = min(HISTORY_BONUS_SCALE * depth - HISTORY_BONUS_OFFSET, HISTORY_BONUS_MAX, HISTORY_MAX), i
     cdef Move prev = previous_move(&t.pos)
     if ss.killers[0] != best:
         ss.killers[1] = ss.killers[0]
@@ -431,17 +439,16 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
 
     # Step 4. The captures, best first; once a move has saved us from being mated,
     # those that cannot matter are skipped.
-    picker_init_qsearch(&mp, pos, hit.move, <const int (*)[64][64]>t.history)
+    picker_init_qsearch(&mp, pos, hit.move, <const int16_t (*)[64][64]>t.history)
     while True:
         m = next_move(&mp, pos)
         if m == MOVE_NONE:
             break
         move_count += 1
-        tt_prefetch(t.tt, key_after(pos, m))
         if (not in_check or best > -VALUE_TB_WIN_IN_MAX_PLY) and qsearch_prunes(pos, m, in_check, stand_pat, alpha):
             continue
+        tt_prefetch(t.tt, key_after(pos, m))
         do_move(pos, m)
-        tt_prefetch(t.tt, pos.st.key)
         score = -qsearch(t, -beta, -alpha, ply + 1)
         undo_move(pos, m)
         if stopped(t):
@@ -657,7 +664,7 @@ cdef inline int search_moves(SearchThread* t, Node* n, int best, int max_value) 
     cdef bint quiet
     (n.ss + 1).killers[0] = MOVE_NONE
     (n.ss + 1).killers[1] = MOVE_NONE
-    picker_init(&mp, pos, n.hit.move, n.ss.killers, counter_move(t), <const int (*)[64][64]>t.history,
+    picker_init(&mp, pos, n.hit.move, n.ss.killers, counter_move(t), <const int16_t (*)[64][64]>t.history,
                 (n.ss - 1).cont_history, (n.ss - 2).cont_history)
     while True:
         m = next_move(&mp, pos)
@@ -785,7 +792,7 @@ cdef void order_root_moves(SearchThread* t) noexcept nogil:
     no_killers[1] = MOVE_NONE
     if tt_probe(t.tt, t.pos.st.key, &hit):
         tt_move = hit.move
-    picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int (*)[64][64]>t.history,
+    picker_init(&mp, &t.pos, tt_move, no_killers, MOVE_NONE, <const int16_t (*)[64][64]>t.history,
                 t.cont_history[CONT_NONE], t.cont_history[CONT_NONE])
     while placed < t.root_count:
         m = next_move(&mp, &t.pos)
@@ -1007,11 +1014,18 @@ cdef void report_currmove(SearchThread* t, Move m, int number, int depth) noexce
 # Every user of the search (the Search object, the self-play worker, datagen) goes
 # through these: new, forget, give a position, set the roots and limits, free.
 
+cdef void link_pv_rows(SearchThread* t) noexcept nogil:
+    """Point every frame at its PV row."""
+    cdef int i
+    for i in range(FRAMES_BEFORE_ROOT + MAX_PLY + 4):
+        t.stack[i].pv = t.pv_rows[i]
+
 cdef SearchThread* thread_new(int thread_id) noexcept nogil:
     """A thread with empty tables and no position; NULL when out of memory."""
     cdef SearchThread* t = <SearchThread*>calloc(1, sizeof(SearchThread))
     if t != NULL:
         t.thread_id = thread_id
+        link_pv_rows(t)
     return t
 
 cdef void thread_free(SearchThread* t) noexcept nogil:
@@ -1032,6 +1046,7 @@ cdef void thread_forget(SearchThread* t) noexcept nogil:
     t.own_states, t.own_capacity = states, capacity
     t.own_accs, t.own_accs_capacity = accs, accs_capacity
     t.thread_id, t.tt, t.shared = thread_id, tt, shared
+    link_pv_rows(t)
 
 cdef bint thread_set_position(SearchThread* t, const Position* pos, int extra_plies) noexcept nogil:
     """Give t its own copy of pos (with the game's states, for repetitions) and room
