@@ -137,6 +137,34 @@ def test_find_network_looks_in_the_networks_package(tmp_path, monkeypatch):
         sys.modules.pop("fianchetto.networks", None)
 
 
+def test_installs_carry_the_shipped_network_and_no_candidates(tmp_path):
+    """The package data that pyproject.toml declares, as setuptools copies it into a
+    build: the shipped network, its WDL model and README, and not networks/candidates/
+    (networks kept for the training record, which the engine never loads)."""
+    import shutil
+
+    if not (ROOT / "pyproject.toml").exists() or not (ROOT / "networks").is_dir():
+        pytest.skip("no source tree")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shutil.copy(ROOT / "pyproject.toml", tree)
+    # setup() alone: the same package tables, without compiling the core.
+    (tree / "setup.py").write_text("from setuptools import setup\nsetup()\n")
+    for folder in ("src", "books", "networks"):
+        shutil.copytree(ROOT / folder, tree / folder,
+                        ignore=shutil.ignore_patterns("*.so", "*.c", "*.html", "__pycache__"))
+    (tree / "networks" / "candidates").mkdir(exist_ok=True)
+    (tree / "networks" / "candidates" / "probe.nnue").write_bytes(b"\0" * 64)
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "-d", str(out)], cwd=tree,
+                   check=True, capture_output=True, timeout=120)
+    shipped = sorted(p.relative_to(out / "fianchetto" / "networks").as_posix()
+                     for p in (out / "fianchetto" / "networks").rglob("*") if p.is_file())
+    expected = sorted(p.name for p in (ROOT / "networks").iterdir() if p.is_file())
+    assert shipped == expected
+    assert "fianchetto.nnue" in shipped
+
+
 def test_ci_runs_exactly_the_readme_test_command_in_a_fresh_venv():
     readme, ci = ROOT / "README.md", ROOT / ".ci" / "run"
     if not readme.exists() or not ci.exists():
