@@ -144,12 +144,29 @@ def test_cli_train_subcommand(data_file: Path, tmp_path: Path, capsys: pytest.Ca
         (["--data", "/nonexistent.dat", "--out", "x.nnue"], "No such file"),
         (["--data", "DATA", "--out", "x.nnue", "--hidden", "100"], "hidden size 100"),
         (["--data", "DATA", "--out", "x.nnue", "--lambda", "2"], "lambda"),
+        (["--data", "DATA", "--out", "x.nnue", "--train-fraction", "0"], "train-fraction"),
+        (["--data", "DATA", "--out", "x.nnue", "--train-fraction", "1.5"], "train-fraction"),
     ],
 )
 def test_train_reports_bad_options(data_file: Path, argv, message: str, capsys: pytest.CaptureFixture) -> None:
     argv = [str(data_file) if a == "DATA" else a for a in argv]
     assert main_train(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_train_fraction_trains_on_part_of_the_data_and_validates_on_the_same_positions(
+        data_file: Path, tmp_path: Path) -> None:
+    """The data-volume curve (docs/training.md): runs on a share of the training
+    positions hold out the same validation positions, so their losses compare."""
+    whole = run_train(small_config(data_file, tmp_path / "whole.nnue", epochs=1), progress_stream=None, log=None)
+    half = run_train(small_config(data_file, tmp_path / "half.nnue", epochs=1, train_fraction=0.5),
+                     progress_stream=None, log=None)
+    quarter = run_train(small_config(data_file, tmp_path / "quarter.nnue", epochs=1, train_fraction=0.25),
+                        progress_stream=None, log=None)
+    trained = [run.history[0].positions for run in (whole, half, quarter)]
+    assert trained == [2700, 1350, 675]
+    assert whole.initial_val_loss == half.initial_val_loss == quarter.initial_val_loss
+    assert whole.history[0].val_loss != half.history[0].val_loss
 
 
 def test_uci_path_does_not_import_numpy() -> None:

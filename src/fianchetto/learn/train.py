@@ -70,6 +70,7 @@ class TrainConfig:
     lr: float = 2e-3
     batch: int = 4096
     val_fraction: float = 0.02
+    train_fraction: float = 1.0   # share of the training positions used (the data-volume curve)
     init: Optional[str] = None
     mirror: bool = True
     buckets: int = 1
@@ -280,6 +281,14 @@ def split_indices(count: int, fraction: float, rng: np.random.Generator) -> Tupl
     return order[held_out:], np.sort(order[:held_out])
 
 
+def train_subset(train_idx: np.ndarray, fraction: float) -> np.ndarray:
+    """The first ``fraction`` of the (already shuffled) training indices, at least one.
+    The validation positions are split off before, so they do not depend on it."""
+    if fraction >= 1.0:
+        return train_idx
+    return train_idx[: max(1, int(round(len(train_idx) * fraction)))]
+
+
 def mirror_files(batch: Batch, rows: np.ndarray) -> None:
     """Flip the chosen positions left to right (file a <-> h), in place: the square is
     the feature's low six bits, so xor 7 flips the file; padding stays padding."""
@@ -329,7 +338,10 @@ RESUME_KEYS = ("data", "epochs", "hidden", "seed", "lam", "lr", "batch", "val_fr
 
 
 def config_fingerprint(config: TrainConfig) -> str:
-    return json.dumps({key: getattr(config, key) for key in RESUME_KEYS}, sort_keys=True)
+    settings = {key: getattr(config, key) for key in RESUME_KEYS}
+    if config.train_fraction != 1.0:     # states saved before the option existed still match
+        settings["train_fraction"] = config.train_fraction
+    return json.dumps(settings, sort_keys=True)
 
 
 def save_state(path: Path, net: FloatNetwork, adam: Adam, epoch: int, rng: np.random.Generator,
@@ -390,6 +402,8 @@ def check_config(config: TrainConfig) -> None:
         raise ValueError("lambda must be between 0 and 1")
     if not 0.0 <= config.val_fraction < 1.0:
         raise ValueError("val-fraction must be in [0, 1)")
+    if not 0.0 < config.train_fraction <= 1.0:
+        raise ValueError("train-fraction must be in (0, 1]")
     if config.lr <= 0:
         raise ValueError("lr must be positive")
     if config.stop_after is not None and config.stop_after < 1:
@@ -417,6 +431,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     else:
         net = FloatNetwork.initial(config.hidden, rng, config.buckets)
     train_idx, val_idx = split_indices(len(dataset), config.val_fraction, rng)
+    train_idx = train_subset(train_idx, config.train_fraction)
     say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
              f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}")
     adam = Adam(net.parameters())
@@ -504,6 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lr", type=float, metavar="LR", default=defaults.lr, help=f"initial Adam learning rate, cosine decay (default {defaults.lr})")
     parser.add_argument("--batch", type=int, metavar="B", default=defaults.batch, help=f"positions per step (default {defaults.batch})")
     parser.add_argument("--val-fraction", type=float, metavar="F", default=defaults.val_fraction, help=f"held-out share (default {defaults.val_fraction})")
+    parser.add_argument("--train-fraction", type=float, metavar="F", default=defaults.train_fraction,
+                        help="train on this share of the positions that are not held out, the same "
+                             "held-out positions whatever F (a data-volume curve; default 1)")
     parser.add_argument("--no-mirror", dest="mirror", action="store_false",
                         help="do not show half of each batch flipped left to right")
     parser.add_argument("--init", default=None, metavar="NET",
@@ -529,6 +547,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         lr=args.lr,
         batch=args.batch,
         val_fraction=args.val_fraction,
+        train_fraction=args.train_fraction,
         init=args.init,
         mirror=args.mirror,
         buckets=args.buckets,
