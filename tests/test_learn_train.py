@@ -20,8 +20,8 @@ from fianchetto.learn.data import decode, encode_boards, write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
-    OneHot,
     TrainConfig,
+    batch_features,
     checkpoint_path_for,
     cosine_lr,
     loss_and_gradients,
@@ -57,7 +57,7 @@ def test_gradients_match_finite_differences(data_file: Path, buckets: int) -> No
     net = FloatNetwork(*(p.astype(np.float64) for p in net.parameters()))
     net.ft_w += rng.normal(0, 0.2, net.ft_w.shape)  # spread accumulators over all three SCReLU pieces
     net.out_w += rng.normal(0, 0.1, net.out_w.shape)  # buckets that differ
-    x = OneHot(len(batch)).fill(batch).astype(np.float64)
+    x = batch_features(batch)
     target = targets(batch, 0.3).astype(np.float64)
     bucket = output_buckets(batch.stm, buckets)
     _, grads = loss_and_gradients(net, x, target, bucket)
@@ -77,6 +77,35 @@ def test_gradients_match_finite_differences(data_file: Path, buckets: int) -> No
         param[index] = saved
         numeric = (up - down) / 2e-6
         assert grads[which][index] == pytest.approx(numeric, rel=1e-3, abs=1e-9), (which, index)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_sparse_first_layer_equals_the_one_hot_products(dtype) -> None:
+    """The compiled kernels the trainer uses: the forward sum of weight rows and the
+    scattered weight gradient, against the products with a one-hot matrix."""
+    from core_cy.core import sparse_accumulate, sparse_gradient
+
+    batch = decode(material_records(64, seed=4)[0])
+    features = batch_features(batch)
+    assert features.dtype == np.int16 and features.shape == (128, 32)
+    onehot = np.zeros((len(features), 769), dtype=dtype)
+    np.put_along_axis(onehot, features.astype(np.int64), 1.0, axis=1)   # column 768: padding
+    onehot = onehot[:, :768]
+    assert (onehot.sum(axis=1) == (features < 768).sum(axis=1)).all()   # no repeated feature
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(768, 48)).astype(dtype)
+    bias = rng.normal(size=48).astype(dtype)
+    grad = rng.normal(size=(len(features), 48)).astype(dtype)
+    acc = np.empty((len(features), 48), dtype=dtype)
+    sparse_accumulate(rows, bias, features, acc)
+    np.testing.assert_allclose(acc, onehot @ rows + bias, rtol=1e-5, atol=1e-5)
+    scattered = np.zeros_like(rows)
+    sparse_gradient(features, grad, scattered)
+    np.testing.assert_allclose(scattered, onehot.T @ grad, rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="shapes"):
+        sparse_accumulate(rows, bias[:10], features, acc)
+    with pytest.raises(ValueError, match="shapes"):
+        sparse_gradient(features, grad[:5], scattered)
 
 
 def test_cosine_schedule_decays() -> None:
