@@ -198,6 +198,19 @@ def test_a_train_fraction_trains_on_part_of_the_data_and_validates_on_the_same_p
     assert whole.history[0].val_loss != half.history[0].val_loss
 
 
+def test_a_resume_on_data_that_changed_is_refused(tmp_path: Path) -> None:
+    """A data file that grew (datagen went on) under a saved state would shift the
+    saved training order onto other positions: the resume is refused instead."""
+    data = tmp_path / "growing.dat"
+    records, _ = material_records(600, seed=8)
+    write_records(data, records[:500])
+    out = tmp_path / "net.nnue"
+    run_train(small_config(data, out, epochs=2, stop_after=1), progress_stream=None, log=None)
+    write_records(data, records)
+    with pytest.raises(ValueError, match="500 positions when the state was saved, 600 now"):
+        run_train(small_config(data, out, epochs=2, resume=True), progress_stream=None, log=None)
+
+
 def test_uci_path_does_not_import_numpy() -> None:
     code = "import sys, fianchetto.cli, fianchetto.uci, fianchetto.engine; print('numpy' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -330,7 +330,7 @@ def config_fingerprint(config: TrainConfig) -> str:
 
 
 def save_state(path: Path, net: FloatNetwork, adam: Adam, epoch: int, rng: np.random.Generator,
-               train_idx: np.ndarray, result: "TrainResult", config: TrainConfig) -> None:
+               train_idx: np.ndarray, result: "TrainResult", config: TrainConfig, positions: int) -> None:
     """Everything needed to go on after ``epoch`` exactly as an uninterrupted run
     would: written to a temporary file and renamed, so a crash leaves the old state."""
     arrays = {f"param{i}": p for i, p in enumerate(net.parameters())}
@@ -338,7 +338,8 @@ def save_state(path: Path, net: FloatNetwork, adam: Adam, epoch: int, rng: np.ra
     arrays.update({f"v{i}": v for i, v in enumerate(adam.v)})
     history = [[h.epoch, h.train_loss, h.val_loss, h.seconds, h.positions] for h in result.history]
     meta = {"epoch": epoch, "adam_t": adam.t, "rng": rng.bit_generator.state, "history": history,
-            "initial_val_loss": result.initial_val_loss, "config": config_fingerprint(config)}
+            "initial_val_loss": result.initial_val_loss, "config": config_fingerprint(config),
+            "positions": positions}
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "wb") as handle:
         np.savez(handle, train_idx=train_idx, meta=np.array(json.dumps(meta)), **arrays)
@@ -346,14 +347,19 @@ def save_state(path: Path, net: FloatNetwork, adam: Adam, epoch: int, rng: np.ra
 
 
 def load_state(path: Path, net: FloatNetwork, adam: Adam, rng: np.random.Generator, result: "TrainResult",
-               config: TrainConfig) -> Tuple[int, np.ndarray]:
+               config: TrainConfig, positions: int) -> Tuple[int, np.ndarray]:
     """Restore a saved state into ``net``, ``adam``, ``rng`` and ``result``; returns
-    (epochs done, the training order). ValueError when it is not this run's."""
+    (epochs done, the training order). ValueError when it is not this run's, or
+    when the data now holds another number of positions (a file that datagen
+    went on writing: the saved order would point at other positions)."""
     try:
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
             if meta["config"] != config_fingerprint(config):
                 raise ValueError(f"{path}: saved by a run with other settings ({meta['config']})")
+            if meta.get("positions", positions) != positions:
+                raise ValueError(f"the data held {meta['positions']} positions when the state was saved, "
+                                 f"{positions} now")
             for i, p in enumerate(net.parameters()):
                 p[...] = data[f"param{i}"]
             for i in range(len(adam.m)):
@@ -425,7 +431,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     result = TrainResult(network=net)
     done = 0
     if config.resume and state is not None and state.exists():
-        done, train_idx = load_state(state, net, adam, rng, result, config)
+        done, train_idx = load_state(state, net, adam, rng, result, config, len(dataset))
         say(log, f"resumed from {state} after epoch {done}")
     else:
         result.initial_val_loss = validation_loss(net, dataset, val_idx, config.lam)
@@ -447,7 +453,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
             f"{seconds:.1f} s  {len(train_idx) / seconds:,.0f} pos/s",
         )
         if state is not None:
-            save_state(state, net, adam, epoch, rng, train_idx, result, config)
+            save_state(state, net, adam, epoch, rng, train_idx, result, config, len(dataset))
     if last < config.epochs:
         say(log, f"stopped after epoch {last} of {config.epochs}; go on with --resume")
         return result
