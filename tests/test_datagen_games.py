@@ -12,7 +12,7 @@ import pytest
 
 from core_cy.core import Board
 from fianchetto.learn import games, manifest
-from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode_boards
+from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode_boards, write_records
 from fianchetto.learn.selfplay import GameSettings, dfrc_fen, generate, generate_games, start_position
 
 SETTINGS = GameSettings(nodes=300, random_plies=8, tablebases=False)
@@ -93,6 +93,26 @@ def test_the_filters_apply_when_the_data_is_read(tmp_path):
     assert len(dataset) == len(games.file_records(str(path))) // 32
     for board in decode_boards(dataset.take(np.arange(min(50, len(dataset))))):
         assert not board.is_check()
+
+
+def test_the_reader_knows_which_positions_belong_to_which_game(tmp_path):
+    """The trainer holds out whole games: the data set must say where each game's
+    positions are, game by game, and a FIANDATA file (no games) counts positions."""
+    path, flat = tmp_path / "g.fgame", tmp_path / "flat.dat"
+    generate_games(str(path), 400, SETTINGS, seed=21)
+    per_game = [games.game_records(g, games.DEFAULT_SKIP_PLIES, games.DEFAULT_MAX_SCORE)
+                for g in games.read_games(str(path))]
+    expected = [len(r) // 32 for r in per_game if r]
+    assert len(expected) > 5 and max(expected) > 1
+    write_records(flat, np.frombuffer(per_game[0] + per_game[1], dtype=RECORD_DTYPE))
+    dataset = Dataset([str(path), str(flat)])
+    sizes = dataset.game_sizes()
+    assert list(sizes) == expected + [1] * (len(flat.read_bytes()) // 32)
+    assert sizes.sum() == len(dataset)
+    # The records of the third game are where its size says they are.
+    third = int(sizes[:2].sum())
+    assert dataset.take(np.arange(third, third + sizes[2])).tobytes() == \
+        [r for r in per_game if r][2]
 
 
 def test_double_chess960_starts(tmp_path):

@@ -30,6 +30,7 @@ from fianchetto.learn.train import (
     mirror_files,
     recentre_output_bias,
     run_train,
+    split_indices,
     targets,
 )
 
@@ -196,6 +197,33 @@ def test_a_train_fraction_trains_on_part_of_the_data_and_validates_on_the_same_p
     assert trained == [2700, 1350, 675]
     assert whole.initial_val_loss == half.initial_val_loss == quarter.initial_val_loss
     assert whole.history[0].val_loss != half.history[0].val_loss
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_validation_set_holds_whole_games(seed: int) -> None:
+    sizes = np.random.default_rng(seed).integers(1, 60, size=300)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    game_of = np.repeat(np.arange(len(sizes)), sizes)
+    train, val = split_indices(sizes, 0.05, np.random.default_rng(seed))
+    count = int(sizes.sum())
+    assert sorted(np.concatenate([train, val])) == list(range(count))
+    assert list(val) == sorted(val)
+    held = np.unique(game_of[val])
+    assert not set(held) & set(game_of[train])                   # no game on both sides
+    assert sizes[held].sum() == len(val)                         # held games entirely
+    assert len(val) >= round(0.05 * count)                       # enough positions,
+    assert len(val) < round(0.05 * count) + sizes.max()          # and at most a game more
+    # Training positions come game by game, each game's in order, so that a share
+    # of them (train_subset) is a share of the games.
+    firsts = train[np.concatenate([[0], np.flatnonzero(np.diff(train) != 1) + 1])]
+    assert set(firsts) <= set(starts)
+    again_train, again_val = split_indices(sizes, 0.05, np.random.default_rng(seed))
+    assert list(again_train) == list(train) and list(again_val) == list(val)
+
+
+def test_a_split_keeps_a_game_for_training() -> None:
+    train, val = split_indices(np.array([5, 7]), 0.9, np.random.default_rng(0))
+    assert len(train) in (5, 7) and len(train) + len(val) == 12
 
 
 def test_a_resume_on_data_that_changed_is_refused(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable, List, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import chess
 import numpy as np
@@ -72,10 +72,22 @@ def open_records(path: PathLike) -> np.ndarray:
 
     Raises ``ValueError`` naming the file when its header or length is wrong.
     """
+    return open_part(path)[0]
+
+
+def open_part(path: PathLike) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """:func:`open_records` and the number of records of each game in order, or
+    None for a ``FIANDATA`` file (it keeps no games: each position counts as one)."""
     from fianchetto.learn import games
 
     if games.is_game_file(os.fspath(path)):
-        return np.frombuffer(games.file_records(os.fspath(path)), dtype=RECORD_DTYPE)
+        data, sizes = games.file_records_by_game(os.fspath(path))
+        return np.frombuffer(data, dtype=RECORD_DTYPE), np.array(sizes, dtype=np.int64)
+    return open_flat_records(path), None
+
+
+def open_flat_records(path: PathLike) -> np.ndarray:
+    """The records of a ``FIANDATA`` file, memory-mapped."""
     size = os.path.getsize(path)
     if size < HEADER_SIZE:
         raise ValueError(f"{path}: not a FIANDATA file ({size} bytes, shorter than the 16-byte header)")
@@ -104,12 +116,20 @@ class Dataset:
         if not paths:
             raise ValueError("no data files given")
         self.paths = [os.fspath(p) for p in paths]
-        self.parts = [open_records(p) for p in self.paths]
+        opened = [open_part(p) for p in self.paths]
+        self.parts = [records for records, _ in opened]
+        self.part_games = [games for _, games in opened]
         sizes = [len(part) for part in self.parts]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     def __len__(self) -> int:
         return int(self.offsets[-1])
+
+    def game_sizes(self) -> np.ndarray:
+        """How many positions each game holds, in the order of the records (they sum
+        to ``len(self)``); each position of a ``FIANDATA`` file is a game of one."""
+        return np.concatenate([np.ones(len(part), dtype=np.int64) if games is None else games
+                               for part, games in zip(self.parts, self.part_games)])
 
     def take(self, indices: np.ndarray) -> np.ndarray:
         """Copy the records at the given global indices into memory."""

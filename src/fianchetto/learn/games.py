@@ -43,6 +43,7 @@ UNSCORED = -32768             # the score of a random opening ply
 #: Filters applied when games are read, unless told otherwise.
 DEFAULT_SKIP_PLIES = 8        # scored plies at the start of each game left out
 DEFAULT_MAX_SCORE = 3000      # |score| at or above this is left out (centipawns)
+RECORD_BYTES = 32             # one FIANDATA record (fianchetto.learn.data.RECORD_SIZE)
 
 
 @dataclass
@@ -189,7 +190,16 @@ def file_records(path: str, skip_plies: int = DEFAULT_SKIP_PLIES, max_score: int
     """The FIANDATA records of every complete game of a file, filtered, concatenated.
     A partial game at the end (the file is being written, or its run was killed) is
     left out with a note on stderr; anything else wrong raises ValueError."""
-    return b"".join(game_records(game, skip_plies, max_score) for game in read_games(path, partial_end=True))
+    return file_records_by_game(path, skip_plies, max_score)[0]
+
+
+def file_records_by_game(path: str, skip_plies: int = DEFAULT_SKIP_PLIES,
+                         max_score: int = DEFAULT_MAX_SCORE) -> Tuple[bytes, List[int]]:
+    """:func:`file_records` and how many of the records each game gave, in order
+    (games whose every position was filtered out are left out): the trainer holds
+    out whole games, so that no game has positions on both sides of the split."""
+    chunks = [game_records(game, skip_plies, max_score) for game in read_games(path, partial_end=True)]
+    return b"".join(chunks), [len(c) // RECORD_BYTES for c in chunks if c]
 
 
 def is_game_file(path: str) -> bool:

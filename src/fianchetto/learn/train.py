@@ -5,8 +5,9 @@ Each position's target blends the game result with its search score::
     target = lambda * result / 2 + (1 - lambda) * sigmoid(score / 400)
 
 and the network's prediction is ``sigmoid(y)`` (``y = cp / 400``); the loss is
-the mean squared difference.  A seeded shuffle holds out a validation share;
-train and validation loss are printed after every epoch.
+the mean squared difference.  A seeded shuffle holds out a validation share of
+whole games (each position of a ``FIANDATA`` file, which keeps no games, counts
+as one); train and validation loss are printed after every epoch.
 
 A position sets at most 32 of the 768 inputs, so the feature transformer's
 forward pass (a sum of weight rows) and its weight gradient (a scatter of
@@ -259,17 +260,39 @@ class Progress:
 # The training loop
 # ---------------------------------------------------------------------------
 
-def split_indices(count: int, fraction: float, rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray]:
-    """Seeded shuffle of ``range(count)`` into (train, validation) index arrays."""
-    order = rng.permutation(count)
-    held_out = int(round(count * fraction)) if fraction > 0 else 0
-    held_out = min(max(held_out, 1 if fraction > 0 and count > 1 else 0), count - 1)
-    return order[held_out:], np.sort(order[:held_out])
+def split_indices(game_sizes: np.ndarray, fraction: float,
+                  rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray]:
+    """Hold out whole games: (train, validation) position indices. The games are
+    shuffled with ``rng``, and the first ones whose positions make up ``fraction``
+    of the data are held out; the training positions come game by game in the
+    shuffled order (``train_subset`` takes whole games from the front), the
+    validation positions sorted. Positions of one game are alike, so a game split
+    between the two sets would let the validation loss flatter a network that
+    learned its games by heart. At least one game is kept for training."""
+    count = int(game_sizes.sum())
+    wanted = int(round(count * fraction)) if fraction > 0 else 0
+    wanted = min(max(wanted, 1 if fraction > 0 and count > 1 else 0), count - 1)
+    order = rng.permutation(len(game_sizes))
+    held_games = int(np.searchsorted(np.cumsum(game_sizes[order]), wanted)) + 1 if wanted else 0
+    held_games = min(held_games, len(game_sizes) - 1)
+    starts = np.concatenate([[0], np.cumsum(game_sizes)[:-1]])
+    held = np.zeros(len(game_sizes), dtype=bool)
+    held[order[:held_games]] = True
+    train_games = order[held_games:]
+    train = game_positions(starts[train_games], game_sizes[train_games])
+    return train, np.flatnonzero(np.repeat(held, game_sizes))
+
+
+def game_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The position indices of the games starting at ``starts``, game after game."""
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+    return np.arange(int(sizes.sum()), dtype=np.int64) + offsets
 
 
 def train_subset(train_idx: np.ndarray, fraction: float) -> np.ndarray:
-    """The first ``fraction`` of the (already shuffled) training indices, at least one.
-    The validation positions are split off before, so they do not depend on it."""
+    """The first ``fraction`` of the training positions, at least one: the games at
+    the front of the shuffled order (one game may be cut). The validation games are
+    split off before, so they do not depend on it."""
     if fraction >= 1.0:
         return train_idx
     return train_idx[: max(1, int(round(len(train_idx) * fraction)))]
@@ -324,6 +347,7 @@ RESUME_KEYS = ("data", "epochs", "hidden", "seed", "lam", "lr", "batch", "val_fr
 
 def config_fingerprint(config: TrainConfig) -> str:
     settings = {key: getattr(config, key) for key in RESUME_KEYS}
+    settings["split"] = "games"          # states of the split by positions do not resume
     if config.train_fraction != 1.0:     # states saved before the option existed still match
         settings["train_fraction"] = config.train_fraction
     return json.dumps(settings, sort_keys=True)
@@ -421,7 +445,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         net.clip_weights()
     else:
         net = FloatNetwork.initial(config.hidden, rng, config.buckets)
-    train_idx, val_idx = split_indices(len(dataset), config.val_fraction, rng)
+    train_idx, val_idx = split_indices(dataset.game_sizes(), config.val_fraction, rng)
     train_idx = train_subset(train_idx, config.train_fraction)
     say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
              f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}")
