@@ -16,12 +16,13 @@ import pytest
 from fianchetto.cli import main as cli_main
 import chess
 
-from fianchetto.learn.data import decode, encode_boards, write_records
-from fianchetto.learn.network import FloatNetwork, QuantNetwork
+from fianchetto.learn.data import RECORD_DTYPE, decode, encode_boards, write_records
+from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
     TrainConfig,
     batch_features,
+    batch_loss,
     checkpoint_path_for,
     cosine_lr,
     loss_and_gradients,
@@ -107,6 +108,17 @@ def test_the_sparse_first_layer_equals_the_one_hot_products(dtype) -> None:
         sparse_accumulate(rows, bias[:10], features, acc)
     with pytest.raises(ValueError, match="shapes"):
         sparse_gradient(features, grad[:5], scattered)
+
+
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_the_validation_loss_equals_the_numpy_reference(data_file: Path, buckets: int) -> None:
+    records = np.fromfile(data_file, dtype=np.uint8)[16:].view(RECORD_DTYPE)[:700]
+    batch = decode(records)
+    net = FloatNetwork.initial(32, np.random.default_rng(3), buckets)
+    net.out_w += np.random.default_rng(4).normal(0, 0.3, net.out_w.shape).astype(net.out_w.dtype)
+    reference = np.sum((sigmoid(net.forward(batch.stm, batch.nstm)).astype(np.float64)
+                        - targets(batch, 0.3)) ** 2)
+    assert batch_loss(net, batch, 0.3) == pytest.approx(reference, rel=1e-5)
 
 
 def test_cosine_schedule_decays() -> None:

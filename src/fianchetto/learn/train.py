@@ -195,8 +195,10 @@ def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarr
 
 
 def batch_loss(net: FloatNetwork, batch: Batch, lam: float) -> float:
-    """Summed squared error over a decoded batch (no gradients)."""
-    error = sigmoid(net.forward(batch.stm, batch.nstm)) - targets(batch, lam)
+    """Summed squared error over a decoded batch (no gradients), on the compiled
+    first layer as in training (``FloatNetwork.forward`` is the plain numpy twin)."""
+    y = forward(net, batch_features(batch), output_buckets(batch.stm, net.buckets))[2]
+    error = sigmoid(y) - targets(batch, lam)
     return float(np.sum(error.astype(np.float64) ** 2))
 
 
