@@ -449,6 +449,7 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
             continue
         tt_prefetch(t.tt, key_after(pos, m))
         do_move(pos, m)
+        warm_accumulator(pos)
         score = -qsearch(t, -beta, -alpha, ply + 1)
         undo_move(pos, m)
         if stopped(t):
@@ -627,6 +628,7 @@ cdef inline int search_move(SearchThread* t, const Node* n, const MovePicker* mp
     set_move_made(t, n.ss, m)
     do_move(pos, m)
     tt_prefetch(t.tt, pos.st.key)
+    warm_accumulator(pos)
     (n.ss + 1).pv_length = ply + 1
     checking = pos.st.checkers != 0
 
