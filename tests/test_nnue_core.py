@@ -12,7 +12,8 @@ from core_cy import core
 from fianchetto.board import Board
 
 from fianchetto.learn.network import fnv1a32
-from support.networks import CORRUPTIONS, random_network_bytes, reference_eval
+from fianchetto.learn.network import QA, QB, SCALE
+from support.networks import CORRUPTIONS, integer_eval, random_network_bytes, reference_eval
 
 
 @pytest.fixture()
@@ -74,6 +75,28 @@ def test_network_eval_matches_the_integer_reference(network):
         board = random_game(rng, Board(), rng.randrange(0, 80))
         assert core.evaluate_network(board) == reference_eval(network, board.to_python_chess())
         checked += 1
+
+
+def test_a_network_of_another_quantisation_is_evaluated_with_its_own():
+    """The usual quantisation has its divisions by constants; any other that a
+    file may declare takes the general path and must give the same arithmetic."""
+    quantisations = [(181, 50, 290), (QA, QB, SCALE), (QA, 32, SCALE), (200, QB, 333)]
+    rng = random.Random(12)
+    boards = [random_game(rng, Board(), rng.randrange(0, 80)) for _ in range(60)]
+    try:
+        for qa, qb, scale in quantisations:
+            data = random_network_bytes(seed=qa + qb, qa=qa, qb=qb, scale=scale)
+            core.load_network(data)
+            core.set_network_active(True)
+            for board in boards:
+                assert core.evaluate_network(board) == \
+                    integer_eval(data, board.to_python_chess(), qa, qb, scale), (qa, qb, scale)
+    finally:
+        core.unload_network()
+
+
+def test_the_core_knows_the_trainers_quantisation():
+    assert core.NETWORK_QUANTISATION == (QA, QB, SCALE)
 
 
 def test_mirrored_position_scores_the_same(network):

@@ -12,6 +12,8 @@ NETWORK_INPUTS = NNUE_INPUTS
 NETWORK_MAX_HIDDEN = NNUE_MAX_HIDDEN
 #: Architecture -> output buckets, as the core reads them (learn/network.py declares the same).
 NETWORK_OUTPUT_BUCKETS = {NNUE_ARCH_SCRELU: 1, NNUE_ARCH_BUCKETS: NNUE_MAX_BUCKETS}
+#: (QA, QB, scale) evaluated with constant divisors (learn/network.py trains with them).
+NETWORK_QUANTISATION = (NNUE_QA, NNUE_QB, NNUE_SCALE)
 DATA_MAGIC = b"FIANDATA"
 DATA_HEADER = _struct.Struct("<8sII")
 DATA_RECORD_BYTES = RECORD_BYTES

@@ -21,6 +21,9 @@ cdef enum:
     NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
     NNUE_MAX_OUT_WEIGHT = 127  # with activations <= 255 the output sums fit in 32 bits
     VALUE_NETWORK_MAX = 15000  # network scores stay clear of tablebase and mate scores
+    NNUE_QA = 255              # the trainer's quantisation (learn/network.py: QA, QB,
+    NNUE_QB = 64               #   SCALE); a file may use others, which evaluate the
+    NNUE_SCALE = 400           #   same way, with run-time divisors
 
 ctypedef struct Network:
     int hidden
@@ -142,21 +145,29 @@ cdef inline int output_bucket(const Position* pos) noexcept nogil:
     cdef int b = (fc_popcount(pos.by_type[0]) - 2) * NET.buckets // 32
     return max(0, min(NET.buckets - 1, b))
 
+cdef inline int64_t scale_output(int64_t total, int64_t bias) noexcept nogil:
+    """The output sum in centipawns: (total / QA + bias) * scale / (QA * QB), each
+    division rounding toward zero. With the trainer's quantisation the divisors are
+    constants, which the compiler turns into multiplications: two 64-bit divisions
+    were the slowest instructions of the evaluation. Same results either way."""
+    if NET.qa == NNUE_QA and NET.qb == NNUE_QB and NET.scale == NNUE_SCALE:
+        return (total // NNUE_QA + bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB)
+    return (total // NET.qa + bias) * NET.scale // (NET.qa * NET.qb)
+
 cdef inline int network_output(const Accumulator* acc, Color side, int bucket) noexcept nogil:
     """Centipawns for the side to move from the two views of an accumulator."""
     cdef int h = NET.hidden
     cdef const int16_t* weights = NET.out_weights + bucket * 2 * h
     cdef int64_t total = (<int64_t>fc_screlu_dot(acc.v[side], weights, h, NET.qa)
                           + fc_screlu_dot(acc.v[side ^ 1], weights + h, h, NET.qa))
-    cdef int64_t out = total // NET.qa + NET.out_bias[bucket]
-    cdef int64_t cp = out * NET.scale // (NET.qa * NET.qb)
+    cdef int64_t cp = scale_output(total, NET.out_bias[bucket])
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))
+
 
 cdef inline void prepare_root_accumulator(Position* pos) noexcept nogil:
     """Bring the root's accumulator up to date before a search. The root is never
-    evaluated itself and nodes whose static evaluation comes from the hash table
-    are not either, so without this the first evaluated node of many lines would
-    find no computed ancestor and rebuild its accumulator from scratch."""
+    evaluated itself, so without this the first node of many lines would find no
+    computed ancestor and rebuild its accumulator from scratch."""
     if NNUE_ACTIVE and pos.accs != NULL:
         current_accumulator(pos)
 
