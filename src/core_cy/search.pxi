@@ -449,9 +449,9 @@ cdef int qsearch(SearchThread* t, int alpha, int beta, int ply) noexcept nogil:
         if m == MOVE_NONE:
             break
         move_count += 1
+        tt_prefetch(t.tt, key_after(pos, m))      # early: SEE below gives the load time
         if (not in_check or best > -VALUE_TB_WIN_IN_MAX_PLY) and qsearch_prunes(pos, m, in_check, stand_pat, alpha):
             continue
-        tt_prefetch(t.tt, key_after(pos, m))
         do_move(pos, m)
         warm_accumulator(pos)
         score = -qsearch(t, -beta, -alpha, ply + 1)
