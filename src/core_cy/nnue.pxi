@@ -215,9 +215,10 @@ cdef void network_free(Network* net) noexcept nogil:
     net.hidden = 0
 
 cdef bint network_alloc(Network* net, int hidden, int buckets) noexcept nogil:
-    """One block for all the int16 parameters; False when memory is short."""
+    """One block for all the int16 parameters (on huge pages where there are: rows
+    are read at random); False when memory is short."""
     cdef size_t count = (<size_t>NNUE_INPUTS + 1 + 2 * buckets) * hidden
-    net.ft_weights = <int16_t*>malloc(count * sizeof(int16_t))
+    net.ft_weights = <int16_t*>fc_alloc_table(count * sizeof(int16_t))
     if net.ft_weights == NULL:
         return False
     net.ft_bias = net.ft_weights + NNUE_INPUTS * hidden

@@ -1027,8 +1027,9 @@ cdef void link_pv_rows(SearchThread* t) noexcept nogil:
         t.stack[i].pv = t.pv_rows[i]
 
 cdef SearchThread* thread_new(int thread_id) noexcept nogil:
-    """A thread with empty tables and no position; NULL when out of memory."""
-    cdef SearchThread* t = <SearchThread*>calloc(1, sizeof(SearchThread))
+    """A thread with empty tables and no position (on huge pages where there are:
+    the histories are read at random); NULL when out of memory."""
+    cdef SearchThread* t = <SearchThread*>fc_alloc_table(sizeof(SearchThread))
     if t != NULL:
         t.thread_id = thread_id
         link_pv_rows(t)
