@@ -163,21 +163,17 @@ cdef inline int network_output(const Accumulator* acc, Color side, int bucket) n
     cdef int64_t cp = scale_output(total, NET.out_bias[bucket])
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))
 
-
-cdef inline void prepare_root_accumulator(Position* pos) noexcept nogil:
-    """Bring the root's accumulator up to date before a search. The root is never
-    evaluated itself, so without this the first node of many lines would find no
-    computed ancestor and rebuild its accumulator from scratch."""
-    if NNUE_ACTIVE and pos.accs != NULL:
-        current_accumulator(pos)
-
 cdef inline void warm_accumulator(Position* pos) noexcept nogil:
-    """Update the accumulator right after a move, while the child's hash bucket
-    (prefetched just before) is on its way from memory. The child's first act is
-    the table probe, which waits on that load; the update's vector work now fills
-    the wait instead of following it. Same evaluations, same tree; a node that
-    returns before evaluating has paid for an update it did not need, which costs
-    less than the wait saves (bench 1.05x, median of 18 alternating runs)."""
+    """Bring the accumulator up to date now rather than at the first evaluation.
+    At the root, before a search: the root is never evaluated itself, so without
+    this the first node of many lines would find no computed ancestor and rebuild
+    its accumulator from scratch. Right after a move, while the child's hash
+    bucket (prefetched just before) is on its way from memory: the child's first
+    act is the table probe, which waits on that load, and the update's vector work
+    now fills the wait instead of following it. Same evaluations, same tree; a
+    node that returns before evaluating has paid for an update it did not need,
+    which costs less than the wait saves (bench 1.05x, median of 18 alternating
+    runs)."""
     if NNUE_ACTIVE and pos.accs != NULL:
         current_accumulator(pos)
 

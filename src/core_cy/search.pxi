@@ -937,7 +937,7 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
         max_depth = min(max_depth, t.limits.depth)
     if t.limits.mate > 0:
         max_depth = min(max_depth, 2 * t.limits.mate + MATE_DEPTH_MARGIN)
-    prepare_root_accumulator(&t.pos)
+    warm_accumulator(&t.pos)
     for i in range(FRAMES_BEFORE_ROOT):      # no moves before the root
         t.stack[i].cont_history = t.cont_history[CONT_NONE]
     frame_at(t, 0).static_eval = VALUE_NONE if t.pos.st.checkers else evaluate(&t.pos)   # `improving` at ply 2

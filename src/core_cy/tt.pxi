@@ -26,8 +26,7 @@ ctypedef struct TTBucket:
 
 ctypedef struct TTHit:
     Move move
-    int score
-    int eval
+    int score                 # the entry also stores the static evaluation, which no reader needs
     int depth
     int bound
 
@@ -97,7 +96,6 @@ cdef inline bint tt_probe(const TranspositionTable* tt, uint64_t key, TTHit* hit
         if (bucket.entries[i].check ^ data) == key and data != 0:
             hit.move = <Move>(data & 0xFFFF)
             hit.score = <int16_t>((data >> 16) & 0xFFFF)
-            hit.eval = <int16_t>((data >> 32) & 0xFFFF)
             hit.depth = entry_depth(data)
             hit.bound = (data >> 56) & 3
             return True
