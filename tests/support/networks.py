@@ -8,7 +8,7 @@ import chess
 import numpy as np
 
 from fianchetto.learn.data import decode, encode_boards
-from fianchetto.learn.network import QuantNetwork, fnv1a32
+from fianchetto.learn.network import QuantNetwork, fnv1a32, integer_evaluate
 
 QA, QB, SCALE = 255, 64, 400
 
@@ -35,27 +35,14 @@ def reference_eval(data: bytes, board: chess.Board) -> int:
 
 
 def integer_eval(data: bytes, board: chess.Board, qa: int, qb: int, scale: int) -> int:
-    """The core's integer forward pass written out in numpy, for a one-bucket network
-    file of any quantisation (the trainer's reference reads only its own)."""
+    """The trainer's integer forward pass (``integer_evaluate``) on a one-bucket
+    network file of any quantisation (``QuantNetwork.from_bytes`` reads only its own)."""
     hidden = struct.unpack_from("<I", data, 20)[0]
-    body = np.frombuffer(data[48:], dtype=np.int16)
-    ft_w = body[: 768 * hidden].reshape(768, hidden).astype(np.int64)
-    ft_b = body[768 * hidden : 769 * hidden].astype(np.int64)
-    out_w = body[769 * hidden : 771 * hidden].astype(np.int64)
-    bias = struct.unpack_from("<i", data, len(data) - 4)[0]
+    body = np.frombuffer(data[48:-4], dtype=np.int16)
+    net = QuantNetwork(ft_w=body[: 768 * hidden].reshape(768, hidden), ft_b=body[768 * hidden : 769 * hidden],
+                       out_w=body[769 * hidden :], out_b=np.array(struct.unpack_from("<i", data, len(data) - 4)))
     batch = decode(encode_boards([board], [0], [1]))
-    total = 0
-    for features, weights in ((batch.stm[0], out_w[:hidden]), (batch.nstm[0], out_w[hidden:])):
-        acc = ft_b + ft_w[features[features < 768]].sum(axis=0)
-        v = np.clip(acc, 0, qa)
-        total += int(np.sum(v * v * weights))
-    out = c_div(total, qa) + bias
-    return max(-15000, min(15000, c_div(out * scale, qa * qb)))
-
-
-def c_div(a: int, b: int) -> int:
-    """C's integer division: the quotient truncated toward zero."""
-    return -(-a // b) if (a < 0) != (b < 0) else a // b
+    return int(integer_evaluate(net, batch.stm, batch.nstm, (qa, qb, scale))[0])
 
 
 #: Ways a network file goes bad, each a function of a good file's bytes.

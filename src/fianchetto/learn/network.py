@@ -459,18 +459,22 @@ def truncating_divide(numerator: np.ndarray, denominator: int) -> np.ndarray:
     return np.where(numerator < 0, -quotient, quotient)
 
 
-def integer_evaluate(net: QuantNetwork, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
-    """Centipawns (int64) of the quantised network, the core's arithmetic step by step."""
+def integer_evaluate(net: QuantNetwork, stm: np.ndarray, nstm: np.ndarray,
+                     quantisation: Tuple[int, int, int] = (QA, QB, SCALE)) -> np.ndarray:
+    """Centipawns (int64) of the quantised network, the core's arithmetic step by
+    step. ``quantisation`` is (QA, QB, scale): the trainer's unless a file declares
+    others (the core reads any; tests check it against this)."""
+    qa, qb, scale = quantisation
     hidden = net.hidden
     ft_w = net.ft_w.astype(np.int32)
     ft_b = net.ft_b.astype(np.int32)
     bucket = output_buckets(stm, net.buckets)
     out_w = net.out_w.astype(np.int64)[bucket]
-    v_stm = np.clip(accumulate(ft_w, ft_b, stm), 0, QA).astype(np.int64)
-    v_nstm = np.clip(accumulate(ft_w, ft_b, nstm), 0, QA).astype(np.int64)
+    v_stm = np.clip(accumulate(ft_w, ft_b, stm), 0, qa).astype(np.int64)
+    v_nstm = np.clip(accumulate(ft_w, ft_b, nstm), 0, qa).astype(np.int64)
     s = np.sum(v_stm * v_stm * out_w[:, :hidden], axis=1) + np.sum(v_nstm * v_nstm * out_w[:, hidden:], axis=1)
-    out = truncating_divide(s, QA) + net.out_b[bucket]
-    return np.clip(truncating_divide(out * SCALE, QA * QB), -VALUE_NETWORK_MAX, VALUE_NETWORK_MAX)
+    out = truncating_divide(s, qa) + net.out_b[bucket]
+    return np.clip(truncating_divide(out * scale, qa * qb), -VALUE_NETWORK_MAX, VALUE_NETWORK_MAX)
 
 
 #: The integer evaluation's own rounding against a float pass of the dequantised
