@@ -129,6 +129,64 @@ def test_every_variant_counts_perft_like_the_baseline(others):
         assert [module.Board().perft(4), module.Board(KIWIPETE).perft(3)] == expected, name
 
 
+#: Rooks and a king in open lines: the slider tables' edges and x-rays.
+ROOK_ENDGAME = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"
+
+
+def slider_perfts(module):
+    return [module.Board().perft(4), module.Board(KIWIPETE).perft(3), module.Board(ROOK_ENDGAME).perft(4)]
+
+
+def test_pext_and_magic_slider_lookups_count_perft_alike(others):
+    """The variants with BMI2 fill their slider tables either way; both give the
+    known counts, whichever the CPU chose at import."""
+    for name in others:
+        module = variant_module(name)
+        chosen = module.slider_lookup()
+        try:
+            for lookup in ("magic", "pext"):
+                module.set_slider_lookup(lookup)
+                assert module.slider_lookup() == lookup
+                assert slider_perfts(module) == [197281, 97862, 43238], (name, lookup)
+        finally:
+            module.set_slider_lookup(chosen)
+        assert module.slider_lookup() == chosen
+
+
+def test_the_baseline_looks_sliders_up_by_magic_and_refuses_pext():
+    base = variant_module("baseline")
+    assert base.slider_lookup() == "magic"
+    assert base.build_info()["sliders"] == "magic"
+    with pytest.raises(ValueError, match="PEXT"):
+        base.set_slider_lookup("pext")
+    with pytest.raises(ValueError, match="slider lookup"):
+        base.set_slider_lookup("rotated")
+    assert base.slider_lookup() == "magic"
+
+
+def cpuinfo_fields() -> dict:
+    """The first processor's fields in /proc/cpuinfo ({} when there is none)."""
+    path = Path("/proc/cpuinfo")
+    fields = {}
+    for line in path.read_text().splitlines() if path.exists() else []:
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def test_pext_is_chosen_where_the_cpu_runs_it_fast():
+    """PEXT where the CPU has BMI2 and is not an AMD before Zen 3 (family 25),
+    whose microcoded PEXT is slower than the magic multiplication."""
+    info = cpuinfo_fields()
+    if "flags" not in info or "avx2" not in runnable_variants():
+        pytest.skip("needs Linux on x86-64 and the avx2 variant")
+    amd = info.get("vendor_id") in ("AuthenticAMD", "HygonGenuine")
+    fast = "bmi2" in info["flags"].split() and (not amd or int(info["cpu family"]) >= 25)
+    assert variant_module("avx2").build_info()["sliders"] == ("pext" if fast else "magic")
+
+
 def bench_nodes(env) -> int:
     done = subprocess.run([sys.executable, "-m", "fianchetto", "bench", str(SIGNATURE_DEPTH)],
                           capture_output=True, text=True, env=env, timeout=300)

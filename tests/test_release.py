@@ -15,6 +15,7 @@ import pytest
 import core_cy.core as core
 from support.cli import run_cli
 from fianchetto import __version__
+from fianchetto.doctor import SLIDER_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = re.compile(r"^\d+\.\d+\.\d+([ab]\d+|rc\d+)?(\.post\d+)?(\.dev\d+)?$")
@@ -71,7 +72,7 @@ def test_changelog_has_this_release():
 def test_build_info_describes_the_core():
     info = core.build_info()
     assert set(info) == {"native", "checked", "optimized", "compiler", "arch", "features", "popcount",
-                         "variant", "simd", "tune"}
+                         "variant", "simd", "sliders", "tune"}
     assert info["variant"] == core.CPU_VARIANT
     assert info["checked"] is core.CHECKED_BUILD
     assert info["arch"] in ("x86-64", "arm64", "x86", "other")
@@ -82,6 +83,7 @@ def test_build_info_describes_the_core():
         assert hardware == ("popcnt" in info["features"] or "avx" in info["features"]), info
         if info["variant"] == "baseline":
             assert info["popcount"].startswith("portable") and info["simd"] == "SSE2", info
+            assert info["sliders"] == "magic", info
         if info["variant"] == "avx2":
             assert hardware and info["simd"] == "AVX2" and "bmi2" in info["features"], info
 
@@ -95,7 +97,8 @@ def test_doctor_reports_version_build_book_network_and_syzygy(tmp_path):
     info = core.build_info()
     assert fields["core build"].startswith("native" if info["native"] else "portable")
     assert ("not checked" in fields["core build"]) != info["checked"]
-    assert fields["CPU features used"].endswith(f"popcount: {info['popcount']}; network kernels: {info['simd']}")
+    assert fields["CPU features used"].endswith(f"popcount: {info['popcount']}; network kernels: {info['simd']}"
+                                                f"; slider lookups: {SLIDER_NAMES[info['sliders']]}")
     assert fields["core variant"].startswith(f"{core.CPU_VARIANT} (")
     assert f"installed: {' '.join(core.CPU_VARIANTS)}" in fields["core variant"]
     assert fields["book"].split(" (")[0].endswith("fianchetto.bin") and "bytes" in fields["book"]

@@ -1,11 +1,33 @@
 # Module functions of the core's Python face: the evaluation weights (for tuners),
-# the magic multipliers (for tools/gen_magics.py) and the Syzygy folders.
+# the magic multipliers (for tools/gen_magics.py), the slider lookup and the
+# Syzygy folders.
 
 
 def magic_numbers():
     """The rook and bishop magic multipliers in use, square by square (for
     tools/gen_magics.py, which stores them in magic_numbers.pxi)."""
     return [ROOK_MAGICS[s].magic for s in range(64)], [BISHOP_MAGICS[s].magic for s in range(64)]
+
+
+SLIDER_LOOKUPS = ("magic", "pext")
+
+
+def slider_lookup():
+    """How the rook and bishop attack tables are indexed: ``"pext"`` (BMI2's PEXT,
+    chosen at import where the build has it and the CPU runs it fast) or
+    ``"magic"`` (the magic multiplication). The attacks are the same either way."""
+    return "pext" if PEXT_SLIDERS else "magic"
+
+
+def set_slider_lookup(name):
+    """Refill the slider tables for ``"magic"`` or ``"pext"``, for tests and
+    measurements; never while a search runs. ValueError for an unknown name, or
+    for ``"pext"`` in a build without BMI2 (the baseline variant)."""
+    if name not in SLIDER_LOOKUPS:
+        raise ValueError(f"slider lookup is one of {', '.join(SLIDER_LOOKUPS)}, not {name!r}")
+    if name == "pext" and not FC_HAS_PEXT:
+        raise ValueError("this build of the core has no PEXT (it needs the avx2 variant)")
+    init_sliders(name == "pext")
 
 
 def weight_table():

@@ -18,6 +18,17 @@ ctypedef struct Magic:
     Bitboard* attacks
     int shift
 
+cdef extern from "bitops.h":
+    const bint FC_HAS_PEXT                 # this build may use PEXT (BMI2)
+    uint64_t fc_pext(uint64_t b, uint64_t mask) noexcept nogil
+
+cdef extern from "cpu_features.h":
+    int fc_cpu_fast_pext() noexcept nogil
+
+# Slider tables indexed by PEXT of the occupancy rather than by the magic
+# multiplication: chosen by init_sliders() for the running CPU.
+cdef bint PEXT_SLIDERS = False
+
 cdef Magic ROOK_MAGICS[64]
 cdef Magic BISHOP_MAGICS[64]
 cdef Bitboard ROOK_TABLE[102400]
@@ -77,13 +88,20 @@ cdef inline Bitboard pawn_attacks_bb(Bitboard pawns, Color c) noexcept nogil:
     cdef Bitboard up = shift_up(pawns, c)
     return shift_west(up) | shift_east(up)
 
+cdef inline Bitboard slider_index(const Magic* m, Bitboard occ) noexcept nogil:
+    """Where the attacks for this occupancy sit in the square's table. Without
+    PEXT in the build, the test folds away at compile time."""
+    if FC_HAS_PEXT and PEXT_SLIDERS:
+        return fc_pext(occ, m.mask)
+    return ((occ & m.mask) * m.magic) >> m.shift
+
 cdef inline Bitboard rook_attacks(Square s, Bitboard occ) noexcept nogil:
     cdef Magic* m = &ROOK_MAGICS[s]
-    return m.attacks[((occ & m.mask) * m.magic) >> m.shift]
+    return m.attacks[slider_index(m, occ)]
 
 cdef inline Bitboard bishop_attacks(Square s, Bitboard occ) noexcept nogil:
     cdef Magic* m = &BISHOP_MAGICS[s]
-    return m.attacks[((occ & m.mask) * m.magic) >> m.shift]
+    return m.attacks[slider_index(m, occ)]
 
 cdef inline Bitboard queen_attacks(Square s, Bitboard occ) noexcept nogil:
     return rook_attacks(s, occ) | bishop_attacks(s, occ)
@@ -190,7 +208,11 @@ cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2], const
             if b == 0:
                 break
         m.magic = known[s]
-        if m.magic == 0 or not fill_magic(m, occupancies, references, size, epoch, &attempt):
+        if PEXT_SLIDERS:
+            # The enumeration above runs through the subsets in increasing order,
+            # which is the order of their PEXT values: subset i goes to entry i.
+            memcpy(m.attacks, references, size * sizeof(Bitboard))
+        elif m.magic == 0 or not fill_magic(m, occupancies, references, size, epoch, &attempt):
             while True:
                 m.magic = sparse_random(&seed)
                 if fc_popcount((m.magic * m.mask) >> 56) < 6:
@@ -199,6 +221,14 @@ cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2], const
                     break
         next_free += size
     return next_free
+
+cdef void init_sliders(bint use_pext) noexcept nogil:
+    """Fill the slider tables for one way of indexing them: PEXT (only where the
+    build has it) or the magic multiplication. The attacks are the same."""
+    global PEXT_SLIDERS
+    PEXT_SLIDERS = use_pext and FC_HAS_PEXT
+    init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS, ROOK_MAGIC_NUMBERS)
+    init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS, BISHOP_MAGIC_NUMBERS)
 
 cdef void init_bitboards() noexcept nogil:
     cdef int i, s1, s2
@@ -211,8 +241,7 @@ cdef void init_bitboards() noexcept nogil:
         KING_ATTACKS[s] = leaper_attacks(s, KING_DELTAS, 8)
         PAWN_ATTACKS[WHITE][s] = pawn_attacks_bb(sq_bb(s), WHITE)
         PAWN_ATTACKS[BLACK][s] = pawn_attacks_bb(sq_bb(s), BLACK)
-    init_magics(ROOK_MAGICS, ROOK_TABLE, ROOK_DIRS, ROOK_MAGIC_NUMBERS)
-    init_magics(BISHOP_MAGICS, BISHOP_TABLE, BISHOP_DIRS, BISHOP_MAGIC_NUMBERS)
+    init_sliders(FC_HAS_PEXT and fc_cpu_fast_pext())
     for s1 in range(64):
         for s2 in range(64):
             BETWEEN_BB[s1][s2] = 0

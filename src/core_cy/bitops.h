@@ -174,6 +174,18 @@ static inline void* fc_alloc_table(size_t size) {
     return zeroed;
 }
 
+/* PEXT (BMI2) for the slider lookups, in builds that may use it (bitboard.pxi).
+   A few cycles on Intel since Haswell and on AMD since Zen 3, microcoded and slow
+   on Zen 1 and 2: the core uses it only where fc_cpu_fast_pext() says so. */
+#if defined(__BMI2__)
+#include <immintrin.h>
+#define FC_HAS_PEXT 1
+static inline uint64_t fc_pext(uint64_t b, uint64_t mask) { return _pext_u64(b, mask); }
+#else
+#define FC_HAS_PEXT 0
+static inline uint64_t fc_pext(uint64_t b, uint64_t mask) { (void)mask; return b; }
+#endif
+
 /* The same pointer, but the compiler must assume the memory behind it may have
    changed: a benchmark loop over a pure function cannot be folded into one call. */
 #if defined(_MSC_VER)

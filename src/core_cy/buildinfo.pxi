@@ -19,7 +19,8 @@ def build_info():
     was allowed to use beyond the architecture's baseline), ``popcount`` (the
     hardware instruction or the portable routine), ``variant`` (the name this
     variant was built as, variants.py) and ``simd`` (the network's kernels: AVX2,
-    SSE2 or generic C) and ``tune`` (``FIANCHETTO_TUNE=1``: the search's constants are
+    SSE2 or generic C), ``sliders`` (how slider attacks are looked up, chosen for
+    the running CPU: ``pext`` or ``magic``) and ``tune`` (``FIANCHETTO_TUNE=1``: the search's constants are
     UCI options).
     """
     features = fc_build_features().decode("ascii").split()
@@ -33,5 +34,6 @@ def build_info():
         "popcount": fc_build_popcount().decode("ascii"),
         "variant": fc_build_variant().decode("ascii"),
         "simd": fc_simd_kind().decode("ascii"),
+        "sliders": slider_lookup(),
         "tune": bool(FC_TUNE),
     }

@@ -78,10 +78,26 @@ static uint32_t fc_cpu_features(void) {
     }
     return f;
 }
+/* True where PEXT is a fast instruction: every Intel CPU that has BMI2, AMD
+ * from family 0x19 (Zen 3) on. Zen 1 and 2 (and Hygon's Dhyana, family 0x18)
+ * execute it in microcode, slower than a magic multiplication. */
+static int fc_cpu_fast_pext(void) {
+    uint32_t r[4], family;
+    if (!(fc_cpu_features() & FC_CPU_BMI2)) return 0;
+    fc_cpuid(0, 0, r);
+    int amd = r[1] == 0x68747541u || r[1] == 0x6f677948u;   /* "Auth"enticAMD, "Hygo"nGenuine */
+    if (!amd) return 1;
+    fc_cpuid(1, 0, r);
+    family = (r[0] >> 8) & 0xF;
+    if (family == 0xF) family += (r[0] >> 20) & 0xFF;
+    return family >= 0x19;
+}
 #elif defined(__aarch64__) || defined(_M_ARM64)
 static uint32_t fc_cpu_features(void) { return FC_CPU_NEON; }   /* baseline on arm64 */
+static int fc_cpu_fast_pext(void) { return 0; }
 #else
 static uint32_t fc_cpu_features(void) { return 0; }
+static int fc_cpu_fast_pext(void) { return 0; }
 #endif
 
 #endif

@@ -66,6 +66,10 @@ def _version_of(distribution: str) -> str:
         return "not installed"
 
 
+# How the core looks up slider attacks (core_cy build_info()["sliders"]).
+SLIDER_NAMES = {"pext": "PEXT (BMI2, fast on this CPU)", "magic": "magic multiplication"}
+
+
 def describe_variant(core) -> str:
     """``avx2 (x86-64-v3: ...); built: avx2 baseline``: the core variant running,
     what it is, and every variant the installation holds."""
@@ -100,7 +104,8 @@ def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
     yield "architecture", info["arch"]
     features = " ".join(info["features"])
     yield "CPU features used", (features if features else f"baseline {info['arch']} only") \
-        + f"; popcount: {info['popcount']}; network kernels: {info['simd']}"
+        + f"; popcount: {info['popcount']}; network kernels: {info['simd']}" \
+        + f"; slider lookups: {SLIDER_NAMES[info['sliders']]}"
     yield "CPU", f"{_cpu_name()} (has: {' '.join(core.CPU_FEATURES) or 'no extensions'})"
 
     book = default_book_path()
