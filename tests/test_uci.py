@@ -42,8 +42,12 @@ def uci():
 
 @pytest.fixture(scope="module")
 def shared():
-    """One long-lived engine for tests that leave no state behind."""
-    yield from ready_engine()
+    """One long-lived engine for tests that leave no state behind, past its first
+    search: the one-time ``info string`` before it (the core variant and the
+    evaluation) would otherwise land in whichever test searches first."""
+    for pipe in ready_engine():
+        pipe.go("go depth 1")
+        yield pipe
 
 
 @pytest.fixture
