@@ -8,7 +8,12 @@
 
 cdef enum:
     QUIET_CHECK_BONUS = 1 << 16     # above any history score: safe checks first
-    EVASION_QUIET_MALUS = 1 << 28   # quiet evasions after every capturing one
+    EVASION_QUIET_MALUS = 1 << 20   # quiet evasions after every capturing one
+    # Every score is within +-PICK_SCORE_BOUND: histories are within +-HISTORY_MAX
+    # (three tables and the threat term make under 2^18), captures within
+    # +-2^15, quiet evasions within 2^20 + HISTORY_MAX. So a score and its place
+    # fit one int32 key (pick_key).
+    PICK_SCORE_BOUND = 1 << 22
 
 cdef int SEE_VALUE[7]
 SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 20000]
@@ -178,17 +183,21 @@ cdef inline void picker_init_qsearch(MovePicker* mp, const Position* pos, Move t
     mp.cont1 = NULL
     mp.cont2 = NULL
 
-cdef inline int64_t pick_key(const MovePicker* mp, int i) noexcept nogil:
+cdef inline int32_t pick_key(const MovePicker* mp, int i) noexcept nogil:
     """A move's score and place in one number: the higher score wins, and the
-    earlier place between equal scores (MAX_MOVES is 256)."""
-    return <int64_t>mp.scores[i] * MAX_MOVES + (MAX_MOVES - 1 - i)
+    earlier place between equal scores (MAX_MOVES is 256). 32 bits, so that the
+    maximum below compiles to eight lanes of vpmaxsd (AVX2) rather than emulated
+    64-bit compares (|score| < PICK_SCORE_BOUND = 2^22, so |key| < 2^30)."""
+    if FC_DEBUG and not -PICK_SCORE_BOUND < mp.scores[i] < PICK_SCORE_BOUND:
+        fc_fail("move score outside PICK_SCORE_BOUND")
+    return mp.scores[i] * MAX_MOVES + (MAX_MOVES - 1 - i)
 
 cdef inline Move pick_best(MovePicker* mp) noexcept nogil:
     """Selection step: swap the best remaining move (the first of the highest score)
     to the front and return it. The search for it is a maximum over pick_key,
     which compiles without a branch per move."""
     cdef int best, i
-    cdef int64_t top = pick_key(mp, mp.index), key
+    cdef int32_t top = pick_key(mp, mp.index), key
     cdef Move tmp
     for i in range(mp.index + 1, mp.count):
         key = pick_key(mp, i)
