@@ -21,7 +21,7 @@ import pytest
 
 from core_cy import core, cpu, dispatch, variants
 from fianchetto.network import default_network_path
-from support.networks import random_network_bytes
+from support.networks import random_network_bytes, saturated_network_bytes
 from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 
 #: Positions whose evaluation every variant must reproduce exactly.
@@ -100,11 +100,20 @@ def test_x86_64_installs_hold_an_avx2_and_a_baseline_variant():
     assert variant_module("baseline").build_info()["popcount"].startswith("portable")
 
 
-@pytest.mark.parametrize("network", ["shipped", "random"])
+NETWORKS = {
+    "shipped": lambda: default_network_path().read_bytes(),
+    "random": lambda: random_network_bytes(hidden=256),
+    "random-widest": lambda: random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN, seed=2),
+    "saturated-widest": lambda: saturated_network_bytes(core.NETWORK_MAX_HIDDEN),
+}
+
+
+@pytest.mark.parametrize("network", sorted(NETWORKS))
 def test_every_variant_evaluates_like_the_baseline(others, fens, network):
-    data = default_network_path().read_bytes() if network == "shipped" else random_network_bytes(hidden=256)
+    data = NETWORKS[network]()
     expected = evaluations(variant_module("baseline"), data, fens)
-    assert len(set(expected)) > 100, "the positions should be varied"
+    if network != "saturated-widest":       # that one scores every position alike
+        assert len(set(expected)) > 100, "the positions should be varied"
     for name in others:
         assert evaluations(variant_module(name), data, fens) == expected, name
 

@@ -13,7 +13,7 @@ from fianchetto.board import Board
 
 from fianchetto.learn.network import fnv1a32
 from fianchetto.learn.network import QA, QB, SCALE
-from support.networks import CORRUPTIONS, integer_eval, random_network_bytes, reference_eval
+from support.networks import CORRUPTIONS, integer_eval, random_network_bytes, reference_eval, saturated_network_bytes
 
 
 @pytest.fixture()
@@ -91,6 +91,39 @@ def test_a_network_of_another_quantisation_is_evaluated_with_its_own():
             for board in boards:
                 assert core.evaluate_network(board) == \
                     integer_eval(data, board.to_python_chess(), qa, qb, scale), (qa, qb, scale)
+    finally:
+        core.unload_network()
+
+
+@pytest.mark.parametrize("hidden", [256, 512])
+def test_output_sums_past_32_bits_are_exact(hidden):
+    """A saturated network's output sum passes 2^32 (and each view's 2^31 with
+    512 lanes); the bias brings the score back to 793 cp."""
+    data = saturated_network_bytes(hidden)
+    board = Board()
+    expected = integer_eval(data, board.to_python_chess(), QA, QB, SCALE)
+    assert expected == QA * 127 * SCALE // (QA * QB)       # one lane: QA^2 * 127 / QA, in cp
+    try:
+        core.load_network(data)
+        core.set_network_active(True)
+        assert core.evaluate_network(board) == expected
+        assert core.evaluate_network(random_game(random.Random(hidden), board, 40)) == expected
+    finally:
+        core.unload_network()
+
+
+def test_the_widest_network_the_engine_loads_evaluates_like_the_reference():
+    data = random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN, seed=5)
+    rng = random.Random(21)
+    try:
+        core.load_network(data)
+        core.set_network_active(True)
+        for _ in range(100):
+            board = random_game(rng, Board(), rng.randrange(0, 80))
+            assert core.evaluate_network(board) == reference_eval(data, board.to_python_chess())
+        with pytest.raises(ValueError, match="hidden layer"):
+            core.load_network(random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN + 16))
+        assert core.evaluate_network(board) == reference_eval(data, board.to_python_chess())
     finally:
         core.unload_network()
 

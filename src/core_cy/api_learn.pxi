@@ -46,7 +46,7 @@ def _network_header(data):
 
 
 cdef bint network_in_range(const Network* net) noexcept nogil:
-    """Accumulators cannot overflow int16 (32 pieces) and output sums fit 32 bits."""
+    """Accumulators cannot overflow int16 (32 pieces) and v * w fits 16 bits."""
     cdef int i, f, h = net.hidden, worst
     for i in range(2 * h * net.buckets):
         if iabs(net.out_weights[i]) > NNUE_MAX_OUT_WEIGHT:

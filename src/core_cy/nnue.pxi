@@ -19,7 +19,7 @@ cdef enum:
     NNUE_VERSION = 1
     NNUE_HEADER_BYTES = 48
     NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
-    NNUE_MAX_OUT_WEIGHT = 127  # with activations <= 255 the output sums fit in 32 bits
+    NNUE_MAX_OUT_WEIGHT = 127  # with activations <= 255, v * w fits 16 bits (simd.h)
     VALUE_NETWORK_MAX = 15000  # network scores stay clear of tablebase and mate scores
     NNUE_QA = 255              # the trainer's quantisation (learn/network.py: QA, QB,
     NNUE_QB = 64               #   SCALE); a file may use others, which evaluate the
@@ -55,7 +55,7 @@ cdef extern from "simd.h":
                                  const int16_t* s0, const int16_t* s1, int n) noexcept nogil
     void fc_acc_refresh(int16_t* acc, const int16_t* bias, const int16_t* const* rows,
                         int count, int n) noexcept nogil
-    int32_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) noexcept nogil
+    int64_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) noexcept nogil
     const char* fc_simd_kind() noexcept nogil
 
 cdef inline const int16_t* weight_row(Color view, Piece pc, Square s) noexcept nogil:
@@ -158,7 +158,7 @@ cdef inline int network_output(const Accumulator* acc, Color side, int bucket) n
     """Centipawns for the side to move from the two views of an accumulator."""
     cdef int h = NET.hidden
     cdef const int16_t* weights = NET.out_weights + bucket * 2 * h
-    cdef int64_t total = (<int64_t>fc_screlu_dot(acc.v[side], weights, h, NET.qa)
+    cdef int64_t total = (fc_screlu_dot(acc.v[side], weights, h, NET.qa)
                           + fc_screlu_dot(acc.v[side ^ 1], weights + h, h, NET.qa))
     cdef int64_t cp = scale_output(total, NET.out_bias[bucket])
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))

@@ -21,11 +21,12 @@ typedef __m256i fc_vec;
 #define fc_zero _mm256_setzero_si256
 #define fc_set16 _mm256_set1_epi16
 
-static inline int32_t fc_hsum32(__m256i v) {
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
+/* The sum of the eight int32 lanes, widened to 64 bits first. */
+static inline int64_t fc_hsum32_wide(__m256i v) {
+    __m256i s = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                                 _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
+    __m128i t = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    return _mm_cvtsi128_si64(t) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(t, t));
 }
 
 #include "simd_kernels.h"

@@ -32,14 +32,14 @@ static inline void fc_acc_refresh(int16_t* acc, const int16_t* bias,
 /* With qa <= 255 and |w| <= 127 the product v * w fits 16 bits (the file loader
  * checks both), so the C below computes what the vector forms compute: a 16-bit
  * multiply, then pairs multiplied by v and added in 32 bits. */
-static inline int32_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) {
-    uint32_t total = 0;   /* unsigned: the sums wrap as the vector lanes do */
+static inline int64_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) {
+    int64_t total = 0;
     for (int i = 0; i < n; i++) {
         int16_t v = acc[i] < 0 ? 0 : (acc[i] > qa ? qa : acc[i]);
         int16_t vw = (int16_t)(v * w[i]);
-        total += (uint32_t)((int32_t)vw * (int32_t)v);
+        total += (int32_t)vw * (int32_t)v;
     }
-    return (int32_t)total;
+    return total;
 }
 
 #endif

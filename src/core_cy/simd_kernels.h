@@ -51,8 +51,11 @@ static inline void fc_acc_refresh(int16_t* acc, const int16_t* bias,
 }
 
 /* clamp(acc, 0, qa) = v; v * w in 16 bits (it fits: qa <= 255, |w| <= 127), then
- * (v * w) * v summed in pairs into 32-bit lanes. Two sums for two chains of adds. */
-static inline int32_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) {
+ * (v * w) * v summed in pairs into 32-bit lanes. Two sums for two chains of adds,
+ * added, then their lanes added in 64 bits: a lane holds at most n / 4 products
+ * of at most 255 * 255 * 127 (with 128-bit registers), under 2^31 up to
+ * n = 1024, while the whole sum passes 2^31 from n = 260 on. */
+static inline int64_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) {
     const fc_vec zero = fc_zero(), top = fc_set16(qa);
     fc_vec sum0 = fc_zero(), sum1 = fc_zero();
     int i = 0;
@@ -66,7 +69,7 @@ static inline int32_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n,
         fc_vec v = fc_min16(fc_max16(fc_load(acc + i), zero), top);
         sum0 = fc_add32(sum0, fc_madd16(fc_mullo16(v, fc_load(w + i)), v));
     }
-    return fc_hsum32(fc_add32(sum0, sum1));
+    return fc_hsum32_wide(fc_add32(sum0, sum1));
 }
 
 #endif

@@ -21,10 +21,12 @@ typedef __m128i fc_vec;
 #define fc_zero _mm_setzero_si128
 #define fc_set16 _mm_set1_epi16
 
-static inline int32_t fc_hsum32(__m128i v) {
-    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
-    v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(v);
+/* The sum of the four int32 lanes, widened to 64 bits (SSE2 has no sign-extending
+ * move, so through memory). */
+static inline int64_t fc_hsum32_wide(__m128i v) {
+    int32_t lanes[4];
+    _mm_storeu_si128((__m128i*)lanes, v);
+    return (int64_t)lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
 #include "simd_kernels.h"

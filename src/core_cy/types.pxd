@@ -63,7 +63,7 @@ cdef enum:
 # The evaluation network's first layer, kept per state by make/unmake (nnue.pxi).
 cdef enum:
     NNUE_INPUTS = 768        # 2 colours x 6 piece types x 64 squares, per perspective
-    NNUE_MAX_HIDDEN = 256    # largest first layer: keeps the output sums within 32 bits
+    NNUE_MAX_HIDDEN = 512    # largest first layer (simd.h: each 32-bit lane of the output stays in range)
 
 ctypedef struct Accumulator:
     int16_t v[2][NNUE_MAX_HIDDEN]   # by perspective: white's view, black's view

@@ -19,7 +19,24 @@ def random_network_bytes(hidden: int = 32, seed: int = 1, **header) -> bytes:
     ft_w = rng.integers(-120, 121, size=(768, hidden), dtype=np.int16)
     ft_b = rng.integers(0, 200, size=hidden, dtype=np.int16)
     out_w = rng.integers(-127, 128, size=2 * hidden, dtype=np.int16)
-    payload = ft_w.tobytes() + ft_b.tobytes() + out_w.tobytes() + struct.pack("<i", int(rng.integers(-5000, 5000)))
+    return network_bytes(ft_w, ft_b, out_w, int(rng.integers(-5000, 5000)), **header)
+
+
+def saturated_network_bytes(hidden: int) -> bytes:
+    """Every accumulator lane at QA in any position (bias QA, feature weights 0)
+    and every output weight +127: the output sum is 2 * hidden * QA^2 * 127, past
+    2^32 from 260 lanes on. The output bias takes all of it back but one lane's
+    worth, QA * 127, so the score is 793 cp: a sum cut to 32 bits anywhere shows."""
+    ft_w = np.zeros((768, hidden), dtype=np.int16)
+    ft_b = np.full(hidden, QA, dtype=np.int16)
+    out_w = np.full(2 * hidden, 127, dtype=np.int16)
+    return network_bytes(ft_w, ft_b, out_w, -(2 * hidden - 1) * QA * 127)
+
+
+def network_bytes(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: int, **header) -> bytes:
+    """A one-bucket network file of these int16 weights; header fields may be overridden."""
+    hidden = ft_b.size
+    payload = ft_w.tobytes() + ft_b.tobytes() + out_w.tobytes() + struct.pack("<i", out_b)
     fields = dict(version=1, arch=1, inputs=768, hidden=hidden, qa=QA, qb=QB, scale=SCALE,
                   payload=len(payload), checksum=fnv1a32(payload))
     fields.update(header)

@@ -62,7 +62,7 @@ WEIGHT_CLIP = 127 / 64
 MIN_HIDDEN = 16
 MAX_HIDDEN = 1024
 #: The largest hidden size the engine's core loads (the file format allows 1024).
-ENGINE_MAX_HIDDEN = 256
+ENGINE_MAX_HIDDEN = 512
 #: The core clamps network scores to this many centipawns, clear of mate scores.
 VALUE_NETWORK_MAX = 15000
 
