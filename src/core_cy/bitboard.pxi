@@ -208,17 +208,18 @@ cdef Bitboard* init_magics(Magic* magics, Bitboard* table, int (*dirs)[2], const
             if b == 0:
                 break
         m.magic = known[s]
-        if PEXT_SLIDERS:
-            # The enumeration above runs through the subsets in increasing order,
-            # which is the order of their PEXT values: subset i goes to entry i.
-            memcpy(m.attacks, references, size * sizeof(Bitboard))
-        elif m.magic == 0 or not fill_magic(m, occupancies, references, size, epoch, &attempt):
+        if m.magic == 0 or not fill_magic(m, occupancies, references, size, epoch, &attempt):
             while True:
                 m.magic = sparse_random(&seed)
                 if fc_popcount((m.magic * m.mask) >> 56) < 6:
                     continue
                 if fill_magic(m, occupancies, references, size, epoch, &attempt):
                     break
+        if PEXT_SLIDERS:
+            # The multiplier stays checked either way (magic_numbers() reports it).
+            # The enumeration above runs through the subsets in increasing order,
+            # which is the order of their PEXT values: subset i goes to entry i.
+            memcpy(m.attacks, references, size * sizeof(Bitboard))
         next_free += size
     return next_free
 
@@ -241,7 +242,7 @@ cdef void init_bitboards() noexcept nogil:
         KING_ATTACKS[s] = leaper_attacks(s, KING_DELTAS, 8)
         PAWN_ATTACKS[WHITE][s] = pawn_attacks_bb(sq_bb(s), WHITE)
         PAWN_ATTACKS[BLACK][s] = pawn_attacks_bb(sq_bb(s), BLACK)
-    init_sliders(FC_HAS_PEXT and fc_cpu_fast_pext())
+    init_sliders(fc_cpu_fast_pext())
     for s1 in range(64):
         for s2 in range(64):
             BETWEEN_BB[s1][s2] = 0
