@@ -149,7 +149,7 @@ def accumulator_mismatch(Board board):
                 break
     finally:
         replay.pos.accs = NULL
-        free(accs)
+        fc_free_aligned(accs)
     return bad
 
 

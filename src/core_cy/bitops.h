@@ -174,6 +174,30 @@ static inline void* fc_alloc_table(size_t size) {
     return zeroed;
 }
 
+/* A block aligned to a cache line, freed with fc_free_aligned: the network's
+   accumulators. malloc aligns to 16 bytes only, so half of the 32-byte loads and
+   stores of an accumulator would straddle two cache lines. */
+#define FC_CACHE_LINE 64
+#if defined(_MSC_VER)
+#include <malloc.h>
+#endif
+static inline void* fc_alloc_aligned(size_t size) {
+#if defined(_MSC_VER)
+    return _aligned_malloc(size, FC_CACHE_LINE);
+#else
+    void* block = NULL;
+    return posix_memalign(&block, FC_CACHE_LINE, size) == 0 ? block : NULL;
+#endif
+}
+
+static inline void fc_free_aligned(void* block) {
+#if defined(_MSC_VER)
+    _aligned_free(block);
+#else
+    free(block);
+#endif
+}
+
 /* PEXT (BMI2) for the slider lookups, in builds that may use it (bitboard.pxi).
    A few cycles on Intel since Haswell and on AMD since Zen 3, microcoded and slow
    on Zen 1 and 2: the core uses it only where fc_cpu_fast_pext() says so. */

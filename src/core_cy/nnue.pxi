@@ -227,10 +227,11 @@ cdef bint network_alloc(Network* net, int hidden, int buckets) noexcept nogil:
 # --- accumulator storage for positions that search --------------------------------------
 
 cdef bint attach_accumulators(Position* pos, Accumulator** storage, int* capacity) noexcept nogil:
-    """Give pos one accumulator per state slot, growing `storage` when needed."""
+    """Give pos one accumulator per state slot, growing `storage` when needed (on
+    cache-line boundaries: free it with fc_free_aligned)."""
     if capacity[0] < pos.st_capacity:
-        free(storage[0])
-        storage[0] = <Accumulator*>malloc(sizeof(Accumulator) * pos.st_capacity)
+        fc_free_aligned(storage[0])
+        storage[0] = <Accumulator*>fc_alloc_aligned(sizeof(Accumulator) * pos.st_capacity)
         if storage[0] == NULL:
             capacity[0] = 0
             pos.accs = NULL

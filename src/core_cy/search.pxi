@@ -1038,7 +1038,7 @@ cdef SearchThread* thread_new(int thread_id) noexcept nogil:
 cdef void thread_free(SearchThread* t) noexcept nogil:
     if t != NULL:
         free(t.own_states)
-        free(t.own_accs)
+        fc_free_aligned(t.own_accs)
         free(t)
 
 cdef void thread_forget(SearchThread* t) noexcept nogil:

@@ -12,6 +12,8 @@ cdef extern from "bitops.h":
     void fc_store_flag(volatile int* p, int v) noexcept nogil
     void fc_prefetch(const void* p) noexcept nogil
     void* fc_alloc_table(size_t size) noexcept nogil
+    void* fc_alloc_aligned(size_t size) noexcept nogil
+    void fc_free_aligned(void* block) noexcept nogil
     const void* fc_opaque(const void* p) noexcept nogil
 
 ctypedef uint64_t Bitboard
