@@ -14,15 +14,28 @@ variant, ``native``, with ``-march=native`` (``-mcpu=native`` on arm64,
 ``FIANCHETTO_TUNE=1`` builds the search's tunable constants (``src/core_cy/tunables.py``)
 as values the UCI options set, for SPSA tuning. ``fianchetto doctor`` says which
 variants are installed and which one runs.
+
+With gcc, optimised builds for the machine's own architecture are guided by a
+profile: the variants are compiled with ``-fprofile-generate``, the ones this
+CPU runs search the bench positions (``core_cy/profile_workload.py``), and all
+are compiled again with ``-fprofile-use`` (a variant the CPU cannot run gets no
+profile and is optimised as before). Same results, about 1.04x the speed, twice
+the compile time. ``FIANCHETTO_PGO=0`` builds in one pass.
 """
 import importlib.util
 import os
 import platform
+import shlex
+import shutil
+import subprocess
 import sys
+import sysconfig
+import tempfile
 from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 CORE = ROOT / "src" / "core_cy"
@@ -30,6 +43,7 @@ DEBUG = os.environ.get("FIANCHETTO_DEBUG") == "1"
 NATIVE = os.environ.get("FIANCHETTO_NATIVE") == "1"
 TUNE = os.environ.get("FIANCHETTO_TUNE") == "1"
 MSVC = sys.platform == "win32"
+PGO = os.environ.get("FIANCHETTO_PGO", "1") != "0"
 
 
 def load_variants():
@@ -113,6 +127,91 @@ def flavour_changed():
     return previous is not None and previous != flavour
 
 
+def c_compiler():
+    """The command that compiles C here, as distutils chooses it (CC first)."""
+    command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shlex.split(command)[0]
+
+
+def is_recent_gcc(command):
+    """True for gcc 10 or later (-fprofile-partial-training). Clang and MSVC keep
+    their profiles in formats of their own, merged by tools of their own."""
+    try:
+        banner = subprocess.run([command, "--version"], capture_output=True, text=True, timeout=30).stdout
+        version = subprocess.run([command, "-dumpversion"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    major = version.strip().split(".")[0]
+    return ("Free Software Foundation" in banner and "clang" not in banner.lower()
+            and major.isdigit() and int(major) >= 10)
+
+
+class ProfiledBuildExt(build_ext):
+    """build_ext in two passes, guided by a profile of the bench (module docstring)."""
+
+    def run(self):
+        if not self.wants_profile():
+            super().run()
+            return
+        profile_dir = Path(self.build_temp).resolve() / "pgo"
+        shutil.rmtree(profile_dir, ignore_errors=True)
+        self.force = True
+        compiler = self.compiler         # a name (or None) that run() turns into an object
+        self.add_profile_flags(["-fprofile-generate", f"-fprofile-dir={profile_dir}"], ["-fprofile-generate"])
+        super().run()
+        self.compiler = compiler
+        if not self.run_workload():
+            self.add_profile_flags([], [])          # no profile: one ordinary build
+        else:
+            self.add_profile_flags(["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile",
+                                    f"-fprofile-dir={profile_dir}"], [])
+        super().run()
+
+    def core_extensions(self):
+        return [ext for ext in self.extensions if ext.name.startswith("core_cy._core_")]
+
+    def wants_profile(self):
+        """An optimised gcc build for this machine's architecture, with a core
+        variant to (re)build."""
+        if not PGO or DEBUG or MSVC or ARCH != VARIANTS.arch_of(platform.machine()):
+            return False
+        if not is_recent_gcc(c_compiler()):
+            return False
+        return self.force or any(not Path(self.get_ext_fullpath(ext.name)).exists()
+                                 or any(Path(src).stat().st_mtime > Path(self.get_ext_fullpath(ext.name)).stat().st_mtime
+                                        for src in ext.sources)
+                                 for ext in self.core_extensions())
+
+    def add_profile_flags(self, compile_flags, link_flags):
+        for ext in self.core_extensions():
+            base = getattr(ext, "_fianchetto_base_args", None)
+            if base is None:
+                base = ext._fianchetto_base_args = (list(ext.extra_compile_args), list(ext.extra_link_args))
+            ext.extra_compile_args = base[0] + compile_flags
+            ext.extra_link_args = base[1] + link_flags
+
+    def run_workload(self):
+        """Run the instrumented variants on the bench (core_cy/profile_workload.py)
+        from a scratch copy of the package; False when it could not run."""
+        network = ROOT / "networks" / "fianchetto.nnue"
+        if not network.is_file():
+            return False
+        with tempfile.TemporaryDirectory() as scratch:
+            package = Path(scratch) / "core_cy"
+            package.mkdir()
+            for source in CORE.glob("*.py"):
+                shutil.copy(source, package)
+            for ext in self.extensions:
+                shutil.copy(self.get_ext_fullpath(ext.name), package)
+            done = subprocess.run([sys.executable, "-m", "core_cy.profile_workload", str(network),
+                                   str(ROOT / "src" / "fianchetto" / "benchmark.py")],
+                                  cwd=scratch, env=dict(os.environ, PYTHONPATH=scratch,
+                                                        FIANCHETTO_CPU=""))
+        if done.returncode != 0:
+            print("the profile workload failed; building without a profile", file=sys.stderr)
+        return done.returncode == 0
+
+
 directives = {
     "language_level": 3,
     "boundscheck": DEBUG,
@@ -141,4 +240,5 @@ setup(
     ),
     # The variants compile side by side (setuptools' build_ext --parallel).
     options={"build_ext": {"parallel": os.cpu_count() or 1, "force": flavour_changed()}},
+    cmdclass={"build_ext": ProfiledBuildExt},
 )

@@ -1,0 +1,71 @@
+"""The workload of a profile-guided build (setup.py): what the instrumented core
+runs between the two compilations, so that the compiler lays the second one out
+for the paths a search takes.
+
+Every variant of the core that this CPU runs, imported side by side, searches
+the bench positions to a fixed depth with the shipped network and counts perft
+from two positions. Only the built core is needed (no python-chess: a build
+environment has none); the positions and the network are given by path.
+
+    python -m core_cy.profile_workload NETWORK BENCHMARK_PY [DEPTH]
+"""
+import ast
+import importlib
+import sys
+from pathlib import Path
+from typing import List, Tuple
+
+from core_cy import dispatch
+
+DEFAULT_DEPTH = 10
+PERFT_POSITIONS = (
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5),
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4),
+)
+
+
+def bench_fens(benchmark_py: Path) -> Tuple[str, ...]:
+    """BENCH_FENS of fianchetto/benchmark.py, read without importing the package."""
+    for node in ast.parse(benchmark_py.read_text()).body:
+        target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
+        if isinstance(target, ast.Name) and target.id == "BENCH_FENS":
+            return tuple(ast.literal_eval(node.value))
+    raise ValueError(f"no BENCH_FENS in {benchmark_py}")
+
+
+def runnable_variants() -> List[str]:
+    have = set(dispatch.cpu_features())
+    return [v.name for v in dispatch.built_variants() if set(v.requires) <= have]
+
+
+def exercise(name: str, network: bytes, fens: Tuple[str, ...], depth: int) -> int:
+    """Search and perft with one variant; the nodes it visited."""
+    module = importlib.import_module(f"core_cy._core_{name}")
+    module.load_network(network)
+    module.set_network_active(True)
+    search = module.Search(hash_mb=16)
+    search.clear()
+    nodes = 0
+    for fen in fens:
+        search.go(module.Board(fen), depth=depth)
+        nodes += int(search.nodes)
+    for fen, perft_depth in PERFT_POSITIONS:
+        nodes += module.Board(fen).perft(perft_depth)
+    module.unload_network()
+    return nodes
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    network = Path(argv[0]).read_bytes()
+    fens = bench_fens(Path(argv[1]))
+    depth = int(argv[2]) if len(argv) == 3 else DEFAULT_DEPTH
+    for name in runnable_variants():
+        print(f"profile workload: {name}: {exercise(name, network, fens, depth)} nodes", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
