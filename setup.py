@@ -177,10 +177,13 @@ class ProfiledBuildExt(build_ext):
             return False
         if not is_recent_gcc(c_compiler()):
             return False
-        return self.force or any(not Path(self.get_ext_fullpath(ext.name)).exists()
-                                 or any(Path(src).stat().st_mtime > Path(self.get_ext_fullpath(ext.name)).stat().st_mtime
-                                        for src in ext.sources)
-                                 for ext in self.core_extensions())
+        return self.force or any(self.out_of_date(ext) for ext in self.core_extensions())
+
+    def out_of_date(self, ext):
+        """True when an extension's module is missing or older than a source."""
+        built = Path(self.get_ext_fullpath(ext.name))
+        return not built.exists() or any(Path(src).stat().st_mtime > built.stat().st_mtime
+                                         for src in ext.sources)
 
     def add_profile_flags(self, compile_flags, link_flags):
         for ext in self.core_extensions():
@@ -205,8 +208,7 @@ class ProfiledBuildExt(build_ext):
                 shutil.copy(self.get_ext_fullpath(ext.name), package)
             done = subprocess.run([sys.executable, "-m", "core_cy.profile_workload", str(network),
                                    str(ROOT / "src" / "fianchetto" / "benchmark.py")],
-                                  cwd=scratch, env=dict(os.environ, PYTHONPATH=scratch,
-                                                        FIANCHETTO_CPU=""))
+                                  cwd=scratch, env=dict(os.environ, PYTHONPATH=scratch))
         if done.returncode != 0:
             print("the profile workload failed; building without a profile", file=sys.stderr)
         return done.returncode == 0

@@ -29,11 +29,6 @@ EVAL_POSITIONS = 1000
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
 
-def runnable_variants():
-    have = set(dispatch.cpu_features())
-    return [v.name for v in dispatch.built_variants() if set(v.requires) <= have]
-
-
 def variant_module(name):
     return importlib.import_module(f"core_cy._core_{name}")
 
@@ -73,7 +68,7 @@ def evaluations(module, network: bytes, fens):
 
 @pytest.fixture(scope="module")
 def others():
-    names = [name for name in runnable_variants() if name != "baseline"]
+    names = [name for name in dispatch.runnable_variants() if name != "baseline"]
     if not names or "baseline" not in [v.name for v in dispatch.built_variants()]:
         pytest.skip("this machine runs only one variant of the core")
     return names
@@ -87,7 +82,7 @@ def fens():
 def test_the_loaded_core_is_the_best_variant_this_cpu_runs():
     if os.environ.get(dispatch.ENV_CHOICE):
         pytest.skip("FIANCHETTO_CPU chooses the variant in this run")
-    assert core.CPU_VARIANT == runnable_variants()[0]
+    assert core.CPU_VARIANT == dispatch.runnable_variants()[0]
     assert core.build_info()["variant"] == core.CPU_VARIANT
     assert core.CPU_WARNING is None
 
@@ -189,7 +184,7 @@ def test_pext_is_chosen_where_the_cpu_runs_it_fast():
     """PEXT where the CPU has BMI2 and is not an AMD before Zen 3 (family 25),
     whose microcoded PEXT is slower than the magic multiplication."""
     info = cpuinfo_fields()
-    if "flags" not in info or "avx2" not in runnable_variants():
+    if "flags" not in info or "avx2" not in dispatch.runnable_variants():
         pytest.skip("needs Linux on x86-64 and the avx2 variant")
     amd = info.get("vendor_id") in ("AuthenticAMD", "HygonGenuine")
     fast = "bmi2" in info["flags"].split() and (not amd or int(info["cpu family"]) >= 25)

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core_cy import profile_workload
+from core_cy import dispatch, profile_workload
 from fianchetto.benchmark import BENCH_FENS
 from fianchetto.network import default_network_path
 
@@ -21,7 +21,7 @@ def test_every_variant_this_cpu_runs_searches_the_same_tree():
                            str(BENCHMARK_PY), "4"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert [line.split(":")[1].strip() for line in lines] == profile_workload.runnable_variants()
+    assert [line.split(":")[1].strip() for line in lines] == dispatch.runnable_variants()
     counts = {line.rsplit(":", 1)[1] for line in lines}
     assert len(counts) == 1 and int(counts.pop().split()[0]) > 0
 

@@ -39,16 +39,26 @@ def built_variants() -> List[variants.Variant]:
     return [row for row in rows if row.name in present]
 
 
+def runnable(have: Tuple[str, ...], built: List[variants.Variant]) -> List[variants.Variant]:
+    """The variants of ``built`` a CPU with the features ``have`` can run, best first."""
+    return [v for v in built if set(v.requires) <= set(have)]
+
+
+def runnable_variants() -> List[str]:
+    """The names of the installed variants this CPU runs, best first."""
+    return [v.name for v in runnable(cpu_features(), built_variants())]
+
+
 def choose(forced: Optional[str], have: Tuple[str, ...],
            built: List[variants.Variant]) -> Tuple[variants.Variant, Optional[str]]:
     """The variant to load and, when the forced choice is refused, why."""
-    runnable = [v for v in built if set(v.requires) <= set(have)]
-    if not runnable:
+    runnable_here = runnable(have, built)
+    if not runnable_here:
         raise ImportError("no variant of the compiled core can run on this CPU "
                           f"(built: {', '.join(v.name for v in built) or 'none'})")
     if not forced:
-        return runnable[0], None
-    fallback = runnable[-1]      # the least demanding: the baseline
+        return runnable_here[0], None
+    fallback = runnable_here[-1]      # the least demanding: the baseline
     named = {v.name: v for v in built}
     if forced not in named:
         known = ", ".join(v.name for v in built)

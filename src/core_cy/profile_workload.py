@@ -27,15 +27,15 @@ PERFT_POSITIONS = (
 def bench_fens(benchmark_py: Path) -> Tuple[str, ...]:
     """BENCH_FENS of fianchetto/benchmark.py, read without importing the package."""
     for node in ast.parse(benchmark_py.read_text()).body:
-        target = getattr(node, "target", None) or (getattr(node, "targets", None) or [None])[0]
-        if isinstance(target, ast.Name) and target.id == "BENCH_FENS":
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Assign):
+            targets = node.targets
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "BENCH_FENS" for t in targets):
             return tuple(ast.literal_eval(node.value))
     raise ValueError(f"no BENCH_FENS in {benchmark_py}")
-
-
-def runnable_variants() -> List[str]:
-    have = set(dispatch.cpu_features())
-    return [v.name for v in dispatch.built_variants() if set(v.requires) <= have]
 
 
 def exercise(name: str, network: bytes, fens: Tuple[str, ...], depth: int) -> int:
@@ -62,7 +62,7 @@ def main(argv: List[str]) -> int:
     network = Path(argv[0]).read_bytes()
     fens = bench_fens(Path(argv[1]))
     depth = int(argv[2]) if len(argv) == 3 else DEFAULT_DEPTH
-    for name in runnable_variants():
+    for name in dispatch.runnable_variants():
         print(f"profile workload: {name}: {exercise(name, network, fens, depth)} nodes", flush=True)
     return 0
 
