@@ -86,6 +86,16 @@ def test_perft_with_an_invalid_fen_fails_cleanly():
     assert (proc.stderr + proc.stdout).strip(), "an error message is expected"
 
 
+@pytest.mark.parametrize("args", [["perft", "--depth", "2", "--divide"], ["doctor"]])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(args):
+    """``fianchetto doctor | head -1``: the pipe closes before the command writes."""
+    process = subprocess.Popen(engine_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode(errors="replace")
+
+
 def test_python_dash_m_entry_point():
     proc = subprocess.run(
         [sys.executable, "-m", "fianchetto", "perft", "--depth", "2"],

@@ -88,7 +88,18 @@ def print_line(line: str) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """The ``fianchetto`` command. A reader that goes away early (``fianchetto
+    doctor | head -3``) ends the command quietly, as with any Unix tool."""
+    try:
+        return run_command(sys.argv[1:] if argv is None else list(argv))
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and complain: point it at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def run_command(argv: List[str]) -> int:
     if argv[:1] == ["train"]:
         from fianchetto.learn.train import main_train
 
