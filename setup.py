@@ -20,7 +20,9 @@ profile: the variants are compiled with ``-fprofile-generate``, the ones this
 CPU runs search the bench positions (``core_cy/profile_workload.py``), and all
 are compiled again with ``-fprofile-use`` (a variant the CPU cannot run gets no
 profile and is optimised as before). Same results, about 1.04x the speed, twice
-the compile time. ``FIANCHETTO_PGO=0`` builds in one pass.
+the compile time. ``FIANCHETTO_PGO=0`` builds in one pass. Either way the build
+leaves ``core_cy/build-profile.txt`` beside the variants, naming the ones a
+profile guided (``fianchetto doctor`` reports it).
 """
 import importlib.util
 import os
@@ -44,6 +46,7 @@ NATIVE = os.environ.get("FIANCHETTO_NATIVE") == "1"
 TUNE = os.environ.get("FIANCHETTO_TUNE") == "1"
 MSVC = sys.platform == "win32"
 PGO = os.environ.get("FIANCHETTO_PGO", "1") != "0"
+PROFILE_STAMP = "build-profile.txt"
 
 
 def load_variants():
@@ -150,8 +153,12 @@ class ProfiledBuildExt(build_ext):
     """build_ext in two passes, guided by a profile of the bench (module docstring)."""
 
     def run(self):
-        if not self.wants_profile():
+        reason = self.why_not_profiled()
+        if reason is not None:
+            stale = self.force or any(self.out_of_date(ext) for ext in self.core_extensions())
             super().run()
+            if stale:
+                self.write_profile_stamp(f"none ({reason})")
             return
         profile_dir = Path(self.build_temp).resolve() / "pgo"
         shutil.rmtree(profile_dir, ignore_errors=True)
@@ -160,24 +167,39 @@ class ProfiledBuildExt(build_ext):
         self.add_profile_flags(["-fprofile-generate", f"-fprofile-dir={profile_dir}"], ["-fprofile-generate"])
         super().run()
         self.compiler = compiler
-        if not self.run_workload():
+        profiled = self.run_workload()
+        if not profiled:
             self.add_profile_flags([], [])          # no profile: one ordinary build
         else:
             self.add_profile_flags(["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile",
                                     f"-fprofile-dir={profile_dir}"], [])
         super().run()
+        self.write_profile_stamp(" ".join(profiled) if profiled else "none (the profile workload failed)")
 
     def core_extensions(self):
         return [ext for ext in self.extensions if ext.name.startswith("core_cy._core_")]
 
-    def wants_profile(self):
-        """An optimised gcc build for this machine's architecture, with a core
-        variant to (re)build."""
-        if not PGO or DEBUG or MSVC or ARCH != VARIANTS.arch_of(platform.machine()):
-            return False
-        if not is_recent_gcc(c_compiler()):
-            return False
-        return self.force or any(self.out_of_date(ext) for ext in self.core_extensions())
+    def why_not_profiled(self):
+        """None for an optimised gcc build for this machine's architecture with a
+        core variant to (re)build; otherwise why it builds in one pass."""
+        if not PGO:
+            return "FIANCHETTO_PGO=0"
+        if DEBUG:
+            return "checked build"
+        if MSVC or not is_recent_gcc(c_compiler()):
+            return "the compiler is not gcc 10 or later"
+        if ARCH != VARIANTS.arch_of(platform.machine()):
+            return f"built for {ARCH} on {platform.machine()}"
+        if not (self.force or any(self.out_of_date(ext) for ext in self.core_extensions())):
+            return "nothing to rebuild"
+        return None
+
+    def write_profile_stamp(self, profiled):
+        """core_cy/build-profile.txt beside the variants: the variants a profile
+        guided, or ``none (why)`` (core_cy.dispatch.build_profile reads it)."""
+        for ext in self.core_extensions()[:1]:
+            stamp = Path(self.get_ext_fullpath(ext.name)).parent / PROFILE_STAMP
+            stamp.write_text(profiled + "\n")
 
     def out_of_date(self, ext):
         """True when an extension's module is missing or older than a source."""
@@ -195,10 +217,11 @@ class ProfiledBuildExt(build_ext):
 
     def run_workload(self):
         """Run the instrumented variants on the bench (core_cy/profile_workload.py)
-        from a scratch copy of the package; False when it could not run."""
+        from a scratch copy of the package: the names of the variants it ran, or
+        an empty list when it could not run."""
         network = ROOT / "networks" / "fianchetto.nnue"
         if not network.is_file():
-            return False
+            return []
         with tempfile.TemporaryDirectory() as scratch:
             package = Path(scratch) / "core_cy"
             package.mkdir()
@@ -208,10 +231,15 @@ class ProfiledBuildExt(build_ext):
                 shutil.copy(self.get_ext_fullpath(ext.name), package)
             done = subprocess.run([sys.executable, "-m", "core_cy.profile_workload", str(network),
                                    str(ROOT / "src" / "fianchetto" / "benchmark.py")],
-                                  cwd=scratch, env=dict(os.environ, PYTHONPATH=scratch))
+                                  cwd=scratch, env=dict(os.environ, PYTHONPATH=scratch),
+                                  stdout=subprocess.PIPE, text=True)
+        print(done.stdout, end="")
         if done.returncode != 0:
             print("the profile workload failed; building without a profile", file=sys.stderr)
-        return done.returncode == 0
+            return []
+        # Its lines read "profile workload: NAME: N nodes".
+        return [line.split(":")[1].strip() for line in done.stdout.splitlines()
+                if line.startswith("profile workload:")]
 
 
 directives = {

@@ -15,7 +15,8 @@ import pytest
 import core_cy.core as core
 from support.cli import run_cli
 from fianchetto import __version__
-from fianchetto.doctor import SLIDER_NAMES
+from core_cy import dispatch
+from fianchetto.doctor import SLIDER_NAMES, describe_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = re.compile(r"^\d+\.\d+\.\d+([ab]\d+|rc\d+)?(\.post\d+)?(\.dev\d+)?$")
@@ -100,11 +101,31 @@ def test_doctor_reports_version_build_book_network_and_syzygy(tmp_path):
     assert fields["CPU features used"].endswith(f"popcount: {info['popcount']}; network kernels: {info['simd']}"
                                                 f"; slider lookups: {SLIDER_NAMES[info['sliders']]}")
     assert fields["core variant"].startswith(f"{core.CPU_VARIANT} (")
+    assert fields["profile-guided"] == describe_profile(dispatch.build_profile())
     assert f"installed: {' '.join(core.CPU_VARIANTS)}" in fields["core variant"]
     assert fields["book"].split(" (")[0].endswith("fianchetto.bin") and "bytes" in fields["book"]
     assert fields["network"].startswith("none") or "fianchetto.nnue" in fields["network"]
     assert fields["Syzygy paths"] == str(tmp_path / "missing")
     assert "not found" in done.stdout
+
+
+def test_the_build_profile_stamp_is_read_as_written(tmp_path):
+    assert dispatch.build_profile(tmp_path) is None
+    assert describe_profile(None).startswith("unknown")
+    (tmp_path / dispatch.PROFILE_STAMP).write_text("avx2 baseline\n")
+    assert dispatch.build_profile(tmp_path) == "avx2 baseline"
+    assert describe_profile("avx2 baseline").startswith("yes, variants avx2 baseline")
+    (tmp_path / dispatch.PROFILE_STAMP).write_text("none (FIANCHETTO_PGO=0)\n")
+    assert describe_profile(dispatch.build_profile(tmp_path)) == "no (FIANCHETTO_PGO=0)"
+    (tmp_path / dispatch.PROFILE_STAMP).write_bytes(b"\xff\xfe")
+    assert dispatch.build_profile(tmp_path) is None
+
+
+def test_the_build_names_only_installed_variants_as_profiled():
+    stamp = dispatch.build_profile()
+    if stamp is None or stamp.startswith("none"):
+        pytest.skip(f"this build was not profile-guided ({stamp})")
+    assert set(stamp.split()) <= set(core.CPU_VARIANTS)
 
 
 def test_doctor_without_syzygy_says_none():

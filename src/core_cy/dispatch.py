@@ -72,6 +72,21 @@ def choose(forced: Optional[str], have: Tuple[str, ...],
     return wanted, None
 
 
+PROFILE_STAMP = "build-profile.txt"
+
+
+def build_profile(folder: Optional[Path] = None) -> Optional[str]:
+    """What guided the last build of the variants beside this file, as setup.py
+    stamped it in ``build-profile.txt``: the names of the profiled variants
+    (``"avx2 baseline"``), ``"none (why)"``, or None for a build without a stamp."""
+    stamp = (folder or Path(__file__).resolve().parent) / PROFILE_STAMP
+    try:
+        text = stamp.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text or None
+
+
 def load():
     """Import the chosen variant and label it (CPU_VARIANT and friends)."""
     have = cpu_features()

@@ -77,9 +77,19 @@ def describe_variant(core) -> str:
            f"FIANCHETTO_CPU={os.environ.get('FIANCHETTO_CPU', '') or '(automatic)'}"
 
 
+def describe_profile(stamp: Optional[str]) -> str:
+    """The build stamp in words: which variants a profile of the bench guided."""
+    if stamp is None:
+        return "unknown (the build left no core_cy/build-profile.txt)"
+    if stamp.startswith("none"):
+        return "no" + stamp[len("none"):]
+    return f"yes, variants {stamp} (by a search of the bench positions)"
+
+
 def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
     """The doctor's lines as (name, value) pairs."""
     import core_cy.core as core
+    from core_cy import dispatch
 
     from fianchetto import __version__
     from fianchetto.book import default_book_path
@@ -100,6 +110,7 @@ def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
     checked = "checked (FIANCHETTO_DEBUG=1: bounds and invariant checks, slow)" if info["checked"] \
         else "not checked"
     yield "core build", f"{kind}; {checked}; optimised: {'yes' if info['optimized'] else 'no'}"
+    yield "profile-guided", describe_profile(dispatch.build_profile())
     yield "compiler", info["compiler"]
     yield "architecture", info["arch"]
     features = " ".join(info["features"])
