@@ -16,7 +16,7 @@ import pytest
 from fianchetto.cli import main as cli_main
 import chess
 
-from fianchetto.learn.data import RECORD_DTYPE, decode, encode_boards, write_records
+from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode, encode_boards, write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
@@ -25,6 +25,7 @@ from fianchetto.learn.train import (
     batch_loss,
     checkpoint_path_for,
     cosine_lr,
+    decoded_ahead,
     loss_and_gradients,
     output_buckets,
     main_train,
@@ -119,6 +120,18 @@ def test_the_validation_loss_equals_the_numpy_reference(data_file: Path, buckets
     reference = np.sum((sigmoid(net.forward(batch.stm, batch.nstm)).astype(np.float64)
                         - targets(batch, 0.3)) ** 2)
     assert batch_loss(net, batch, 0.3) == pytest.approx(reference, rel=1e-5)
+
+
+def test_batches_decoded_ahead_are_the_batches_decoded_in_turn(data_file: Path) -> None:
+    dataset = Dataset([data_file])
+    order = np.random.default_rng(3).permutation(len(dataset))
+    slices = [np.sort(order[start : start + 700]) for start in range(0, len(order), 700)]
+    ahead = list(decoded_ahead(dataset, slices))
+    assert len(ahead) == len(slices) and list(decoded_ahead(dataset, [])) == []
+    for batch, indices in zip(ahead, slices):
+        alone = decode(dataset.take(indices))
+        assert np.array_equal(batch.stm, alone.stm) and np.array_equal(batch.nstm, alone.nstm)
+        assert np.array_equal(batch.score, alone.score) and np.array_equal(batch.result, alone.result)
 
 
 def test_cosine_schedule_decays() -> None:

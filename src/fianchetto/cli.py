@@ -101,6 +101,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def run_command(argv: List[str]) -> int:
     if argv[:1] == ["train"]:
+        # numpy's BLAS threads gain nothing on the trainer's small products and spin
+        # against its decoding thread (docs/training.md); set before numpy loads.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from fianchetto.learn.train import main_train
 
         return main_train(argv[1:])
