@@ -24,6 +24,7 @@ the compile time. ``FIANCHETTO_PGO=0`` builds in one pass. Either way the build
 leaves ``core_cy/build-profile.txt`` beside the variants, naming the ones a
 profile guided (``fianchetto doctor`` reports it).
 """
+import ast
 import importlib.util
 import os
 import platform
@@ -130,6 +131,17 @@ def flavour_changed():
     return previous is not None and previous != flavour
 
 
+def shipped_network():
+    """networks/<DEFAULT_NETWORK_NAME>, the name read from fianchetto/options.py
+    without importing the package (it needs the core being built)."""
+    tree = ast.parse((ROOT / "src" / "fianchetto" / "options.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DEFAULT_NETWORK_NAME"
+                                                for t in node.targets):
+            return ROOT / "networks" / ast.literal_eval(node.value)
+    raise RuntimeError("src/fianchetto/options.py names no DEFAULT_NETWORK_NAME")
+
+
 def c_compiler():
     """The command that compiles C here, as distutils chooses it (CC first)."""
     command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
@@ -219,7 +231,7 @@ class ProfiledBuildExt(build_ext):
         """Run the instrumented variants on the bench (core_cy/profile_workload.py)
         from a scratch copy of the package: the names of the variants it ran, or
         an empty list when it could not run."""
-        network = ROOT / "networks" / "fianchetto.nnue"
+        network = shipped_network()
         if not network.is_file():
             return []
         with tempfile.TemporaryDirectory() as scratch:
