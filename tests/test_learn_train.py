@@ -32,6 +32,7 @@ from fianchetto.learn.train import (
     mirror_files,
     recentre_output_bias,
     run_train,
+    split_for,
     split_indices,
     targets,
 )
@@ -222,6 +223,15 @@ def test_a_train_fraction_trains_on_part_of_the_data_and_validates_on_the_same_p
     assert trained == [2700, 1350, 675]
     assert whole.initial_val_loss == half.initial_val_loss == quarter.initial_val_loss
     assert whole.history[0].val_loss != half.history[0].val_loss
+
+
+def test_runs_of_other_widths_and_buckets_hold_out_the_same_positions(data_file: Path, tmp_path: Path) -> None:
+    dataset = Dataset([data_file])
+    base = small_config(data_file, tmp_path / "a.nnue")
+    _, held = split_for(base, dataset)
+    for changes in ({"hidden": 64}, {"buckets": 8}, {"hidden": 16, "buckets": 8, "lam": 0.3}):
+        assert np.array_equal(split_for(small_config(data_file, tmp_path / "b.nnue", **changes), dataset)[1], held)
+    assert not np.array_equal(split_for(small_config(data_file, tmp_path / "c.nnue", seed=6), dataset)[1], held)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -310,6 +310,17 @@ def game_positions(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.arange(int(sizes.sum()), dtype=np.int64) + offsets
 
 
+def split_for(config: TrainConfig, dataset: Dataset) -> Tuple[np.ndarray, np.ndarray]:
+    """(training, held-out) positions of a run. The split has a random generator of
+    its own, apart from the one that initialises the weights and shuffles the
+    epochs, so that runs of one seed on one data set hold out the same games
+    whatever their width, buckets, --init or --train-fraction: their validation
+    losses compare."""
+    rng = np.random.default_rng([config.seed, 0x5B117])
+    train_idx, val_idx = split_indices(dataset.game_sizes(), config.val_fraction, rng)
+    return train_subset(train_idx, config.train_fraction), val_idx
+
+
 def train_subset(train_idx: np.ndarray, fraction: float) -> np.ndarray:
     """The first ``fraction`` of the training positions, at least one: the games at
     the front of the shuffled order (one game may be cut). The validation games are
@@ -367,7 +378,7 @@ RESUME_KEYS = ("data", "epochs", "hidden", "seed", "lam", "lr", "batch", "val_fr
 
 def config_fingerprint(config: TrainConfig) -> str:
     settings = {key: getattr(config, key) for key in RESUME_KEYS}
-    settings["split"] = "games"          # states of the split by positions do not resume
+    settings["split"] = "games, own generator"   # states of earlier splits do not resume
     if config.train_fraction != 1.0:     # states saved before the option existed still match
         settings["train_fraction"] = config.train_fraction
     return json.dumps(settings, sort_keys=True)
@@ -465,8 +476,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         net.clip_weights()
     else:
         net = FloatNetwork.initial(config.hidden, rng, config.buckets)
-    train_idx, val_idx = split_indices(dataset.game_sizes(), config.val_fraction, rng)
-    train_idx = train_subset(train_idx, config.train_fraction)
+    train_idx, val_idx = split_for(config, dataset)
     say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
              f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}")
     adam = Adam(net.parameters())
