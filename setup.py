@@ -167,7 +167,7 @@ class ProfiledBuildExt(build_ext):
     def run(self):
         reason = self.why_not_profiled()
         if reason is not None:
-            stale = self.force or any(self.out_of_date(ext) for ext in self.core_extensions())
+            stale = self.core_is_stale()
             super().run()
             if stale:
                 self.write_profile_stamp(f"none ({reason})")
@@ -202,16 +202,21 @@ class ProfiledBuildExt(build_ext):
             return "the compiler is not gcc 10 or later"
         if ARCH != VARIANTS.arch_of(platform.machine()):
             return f"built for {ARCH} on {platform.machine()}"
-        if not (self.force or any(self.out_of_date(ext) for ext in self.core_extensions())):
+        if not self.core_is_stale():
             return "nothing to rebuild"
         return None
 
     def write_profile_stamp(self, profiled):
         """core_cy/build-profile.txt beside the variants: the variants a profile
         guided, or ``none (why)`` (core_cy.dispatch.build_profile reads it)."""
-        for ext in self.core_extensions()[:1]:
-            stamp = Path(self.get_ext_fullpath(ext.name)).parent / PROFILE_STAMP
+        extensions = self.core_extensions()
+        if extensions:
+            stamp = Path(self.get_ext_fullpath(extensions[0].name)).parent / PROFILE_STAMP
             stamp.write_text(profiled + "\n")
+
+    def core_is_stale(self):
+        """True when a core variant will be compiled: forced, or out of date."""
+        return self.force or any(self.out_of_date(ext) for ext in self.core_extensions())
 
     def out_of_date(self, ext):
         """True when an extension's module is missing or older than a source."""

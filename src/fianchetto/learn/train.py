@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
@@ -207,24 +207,24 @@ def validation_loss(net: FloatNetwork, dataset: Dataset, indices: np.ndarray, la
     """Mean squared error over the held-out positions (nan when there are none)."""
     if len(indices) == 0:
         return float("nan")
-    slices = [indices[start : start + EVAL_BATCH] for start in range(0, len(indices), EVAL_BATCH)]
+    slices = (indices[start : start + EVAL_BATCH] for start in range(0, len(indices), EVAL_BATCH))
     return sum(batch_loss(net, batch, lam) for batch in decoded_ahead(dataset, slices)) / len(indices)
 
 
-def decoded_ahead(dataset: Dataset, slices: Sequence[np.ndarray]) -> Iterator[Batch]:
+def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Batch]:
     """The batches of positions ``slices``, in order, each decoded on a second
     thread while the caller works on the one before: decoding is numpy and the
     passes are compiled loops that release the GIL, so on two cores they overlap.
     The batches are the same as decoding them one by one."""
-    if not slices:
-        return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="decode") as pool:
-        pending = pool.submit(decode_slice, dataset, slices[0])
-        for following in list(slices[1:]) + [None]:
-            batch = pending.result()
-            if following is not None:
-                pending = pool.submit(decode_slice, dataset, following)
-            yield batch
+        pending = None
+        for indices in slices:
+            following = pool.submit(decode_slice, dataset, indices)
+            if pending is not None:
+                yield pending.result()
+            pending = following
+        if pending is not None:
+            yield pending.result()
 
 
 def decode_slice(dataset: Dataset, indices: np.ndarray) -> Batch:
@@ -353,7 +353,7 @@ def train_epoch(
     (castling rights are not inputs, so the flipped position is as valid)."""
     step, total_steps = schedule
     loss_sum = 0.0
-    slices = [np.sort(order[start : start + config.batch]) for start in range(0, len(order), config.batch)]
+    slices = (np.sort(order[start : start + config.batch]) for start in range(0, len(order), config.batch))
     for batch in decoded_ahead(dataset, slices):
         if config.mirror:
             mirror_files(batch, np.flatnonzero(rng.random(len(batch)) < 0.5))
