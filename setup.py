@@ -47,7 +47,6 @@ NATIVE = os.environ.get("FIANCHETTO_NATIVE") == "1"
 TUNE = os.environ.get("FIANCHETTO_TUNE") == "1"
 MSVC = sys.platform == "win32"
 PGO = os.environ.get("FIANCHETTO_PGO", "1") != "0"
-PROFILE_STAMP = "build-profile.txt"
 
 
 def load_variants():
@@ -211,7 +210,7 @@ class ProfiledBuildExt(build_ext):
         guided, or ``none (why)`` (core_cy.dispatch.build_profile reads it)."""
         extensions = self.core_extensions()
         if extensions:
-            stamp = Path(self.get_ext_fullpath(extensions[0].name)).parent / PROFILE_STAMP
+            stamp = Path(self.get_ext_fullpath(extensions[0].name)).parent / VARIANTS.PROFILE_STAMP
             stamp.write_text(profiled + "\n")
 
     def core_is_stale(self):

@@ -72,7 +72,7 @@ def choose(forced: Optional[str], have: Tuple[str, ...],
     return wanted, None
 
 
-PROFILE_STAMP = "build-profile.txt"
+PROFILE_STAMP = variants.PROFILE_STAMP
 
 
 def build_profile(folder: Optional[Path] = None) -> Optional[str]:

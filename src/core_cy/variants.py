@@ -42,6 +42,10 @@ VARIANTS = (
 NATIVE = Variant("native", "any", (), ("-march=native",), ("/arch:AVX2",),
                  "native: compiled with -march=native for the CPU that built it")
 
+# The file setup.py writes beside the variants: the names of the ones a profile
+# guided, or "none (why)" (core_cy.dispatch.build_profile reads it).
+PROFILE_STAMP = "build-profile.txt"
+
 
 def arch_of(machine: str) -> str:
     """The architecture name of a platform.machine() value ("x86-64", "arm64", ...)."""
