@@ -176,12 +176,28 @@ def accumulate(rows: np.ndarray, bias: np.ndarray, features: np.ndarray) -> np.n
     return acc
 
 
+class NetworkShape:
+    """The sizes both kinds of network read off their arrays: ``ft_b`` has one entry
+    per hidden unit, ``out_w`` one row per output bucket."""
+
+    ft_b: np.ndarray
+    out_w: np.ndarray
+
+    @property
+    def hidden(self) -> int:
+        return int(self.ft_b.shape[0])
+
+    @property
+    def buckets(self) -> int:
+        return int(self.out_w.shape[0])
+
+
 # ---------------------------------------------------------------------------
 # Float network
 # ---------------------------------------------------------------------------
 
 @dataclass
-class FloatNetwork:
+class FloatNetwork(NetworkShape):
     """Float parameters of a network (float32 arrays). A one-dimensional ``out_w``
     (and one-element ``out_b``) is taken as a single output bucket."""
 
@@ -193,14 +209,6 @@ class FloatNetwork:
     def __post_init__(self) -> None:
         self.out_w = self.out_w.reshape(-1, 2 * self.ft_b.shape[0])
         self.out_b = self.out_b.reshape(-1)
-
-    @property
-    def hidden(self) -> int:
-        return int(self.ft_b.shape[0])
-
-    @property
-    def buckets(self) -> int:
-        return int(self.out_w.shape[0])
 
     @property
     def architecture(self) -> int:
@@ -291,7 +299,7 @@ class FloatNetwork:
 # ---------------------------------------------------------------------------
 
 @dataclass
-class QuantNetwork:
+class QuantNetwork(NetworkShape):
     """Integer parameters exactly as the ``FIANNUE`` file stores them."""
 
     ft_w: np.ndarray  # int16 (768, H)
@@ -302,14 +310,6 @@ class QuantNetwork:
     def __post_init__(self) -> None:
         self.out_w = np.asarray(self.out_w).reshape(-1, 2 * self.ft_b.shape[0])
         self.out_b = np.asarray(self.out_b, dtype=np.int64).reshape(-1)
-
-    @property
-    def hidden(self) -> int:
-        return int(self.ft_b.shape[0])
-
-    @property
-    def buckets(self) -> int:
-        return int(self.out_w.shape[0])
 
     @classmethod
     def quantise(cls, net: FloatNetwork) -> "QuantNetwork":
