@@ -204,3 +204,31 @@ def test_the_state_file_round_trips_and_reports(spsa, tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "spsa.py"), "--state", str(path), "start"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "exists" in done.stderr
+
+
+def test_a_tune_moves_to_another_engine_keeping_theta(spsa, tmp_path):
+    state = make_state(spsa, tmp_path)
+    head = state["commit"]
+    state["commit"], state["iteration"] = "0" * 40, 37     # as if started on an older engine
+    state["theta"]["RFP_MARGIN"] = 131.5
+    spsa.move(state, "HEAD")
+    assert state["commit"] == head and state["theta"]["RFP_MARGIN"] == 131.5 and state["iteration"] == 37
+    assert state["moves"] == [{"iteration": 37, "from": "0" * 40, "to": head}]
+    with pytest.raises(ValueError, match="already"):
+        spsa.move(state, "HEAD")
+    path = tmp_path / "spsa-state.json"
+    spsa.save(path, state)
+    assert "until iteration 37" in spsa.report(path)
+
+
+def test_a_tune_does_not_move_to_an_engine_that_cannot_play_it(spsa, tmp_path):
+    state = make_state(spsa, tmp_path)
+    state["commit"] = "0" * 40
+    state["theta"]["NOT_A_TUNABLE"] = 1.0
+    with pytest.raises(ValueError, match="NOT_A_TUNABLE"):
+        spsa.move(state, "HEAD")
+    del state["theta"]["NOT_A_TUNABLE"]
+    state["theta"]["RFP_MARGIN"] = tunables.by_name("RFP_MARGIN").maximum + 1.0
+    with pytest.raises(ValueError, match="RFP_MARGIN"):
+        spsa.move(state, "HEAD")
+    assert state["commit"] == "0" * 40 and "moves" not in state

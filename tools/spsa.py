@@ -4,6 +4,7 @@
     python3 tools/spsa.py start --games 8000 --tc 5+0.05 [--pairs 2] [--params A,B,...]
     python3 tools/spsa.py run [--iterations N] [--hours H]     # go on from the state file
     python3 tools/spsa.py report                               # where every parameter stands
+    python3 tools/spsa.py move REF                             # go on with the engine of REF
 
 The algorithm is OpenBench's SPSA: at iteration k every parameter is moved by
 ``+c_k * d`` in one engine and ``-c_k * d`` in the other (``d`` a random sign per
@@ -20,7 +21,10 @@ theta) is one small JSON file, ``tune/spsa-state.json`` unless ``--state`` says
 otherwise, rewritten after every iteration and committed with the code: a tune
 stopped by the end of a working session goes on with ``run`` on any machine.
 The engine is the tune build (``FIANCHETTO_TUNE=1``) of the commit the tune
-started from, built once into ``~/.cache/fianchetto/builds/tune-<key>``.
+started from, built once into ``~/.cache/fianchetto/builds/tune-<key>``. When the
+engine changes under a running tune (a new network, a faster build), ``move``
+carries theta, the schedule and the counts over to the new commit and records
+the iteration of the move in the state.
 Each iteration's games go to ``~/.cache/fianchetto/spsa/`` (not the repository).
 """
 from __future__ import annotations
@@ -109,6 +113,34 @@ def step(state: dict, k: int, moves: Dict[str, Dict[str, float]], wins: int, los
         state["theta"][name] = min(float(row.maximum), max(float(row.minimum), theta))
 
 
+def tunables_of(commit: str) -> Dict[str, tunables.Tunable]:
+    """The table of `commit`: its ``src/core_cy/tunables.py``, run apart from this
+    checkout's (the file is plain Python that imports nothing from the package)."""
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:src/core_cy/tunables.py"],
+                            check=True, capture_output=True, text=True).stdout
+    namespace: dict = {}
+    exec(compile(source, f"{commit[:12]}:src/core_cy/tunables.py", "exec"), namespace)
+    return {row.name: row for row in namespace["TUNABLES"]}
+
+
+def move(state: dict, ref: str) -> None:
+    """Go on with the tune on the engine of `ref`. Every tuned parameter must be an
+    option of that engine (one it lacks would be refused by each game's engine with
+    an ``info string`` and go untuned) and theta must lie in its ranges there."""
+    commit = sprt.commit_of(ref)
+    if commit == state["commit"]:
+        raise ValueError(f"the tune already plays {commit[:12]}")
+    table = tunables_of(commit)
+    missing = sorted(set(state["theta"]) - set(table))
+    if missing:
+        raise ValueError(f"{commit[:12]} has no tunable {', '.join(missing)}")
+    outside = sorted(n for n, v in state["theta"].items() if not table[n].minimum <= v <= table[n].maximum)
+    if outside:
+        raise ValueError(f"theta lies outside {commit[:12]}'s range for {', '.join(outside)}")
+    state.setdefault("moves", []).append({"iteration": state["iteration"], "from": state["commit"], "to": commit})
+    state["commit"] = commit
+
+
 def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
                    fastchess: str, concurrency: int) -> Dict[str, int]:
     folder = sprt.CACHE / "spsa" / state["commit"][:12]
@@ -163,7 +195,8 @@ def report(state_path: Path) -> str:
     its path (theta every PATH_EVERY iterations, a few samples)."""
     state = load(state_path)
     lines = [f"iteration {state['iteration']}/{state['iterations']}, {state['games']} games at {state['tc']}, "
-             f"commit {state['commit'][:12]}",
+             f"commit {state['commit'][:12]}"
+             + "".join(f" (from {m['from'][:12]} until iteration {m['iteration']})" for m in state.get("moves", [])),
              f"{'parameter':34} {'default':>8} {'theta':>9} {'moved':>7}  path"]
     samples = state["path"][:: max(1, len(state["path"]) // 6)] + state["path"][-1:]
     for name, theta in state["theta"].items():
@@ -192,10 +225,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         command.add_argument("--concurrency", type=int, default=2)
         command.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or "fastchess")
     commands.add_parser("report", help="a table of every parameter's path")
+    moving = commands.add_parser("move", help="go on with the tune on the engine of another commit")
+    moving.add_argument("ref", help="the commit (git ref) whose tune build plays from now on")
     args = parser.parse_args(argv)
     state_path = Path(args.state)
     if args.command == "report":
         print(report(state_path))
+        return 0
+    if args.command == "move":
+        state = load(state_path)
+        try:
+            move(state, args.ref)
+        except (ValueError, subprocess.CalledProcessError) as exc:
+            print(f"cannot move the tune: {exc}", file=sys.stderr)
+            return 2
+        save(state_path, state)
+        print(f"the tune goes on from iteration {state['iteration']} with {state['commit'][:12]}")
         return 0
     if args.command == "start":
         if state_path.exists():
