@@ -117,14 +117,15 @@ class WdlModel:
         return cls(a, b, str(data.get("source", source)), d)
 
 
-#: Fitted by ``fianchetto wdl-fit`` on 2,000,000 positions spread over the shipped
-#: network's self-play games (docs/training.md); networks/fianchetto.nnue.wdl.json
-#: holds the same model beside the network. The midpoint runs from about 446 at
-#: the least material to 96 with every piece on the board (115 at 58 pawns'
-#: worth); the plateau is 0.91 at 17 pawns' worth and 1 from about 30 up.
-DEFAULT_MODEL = WdlModel(a=(572.6824, -506.7416, -136.1637, 185.6625),
-                         b=(102.6794, 158.1531, 44.4215, -84.3122),
-                         source="default", d=(1.7531, -8.4840, -9.8055))
+#: Fitted by ``fianchetto wdl-fit`` on the 1,698,950 filtered positions of 22,499
+#: self-play games of the shipped network, generation 7 (docs/training.md);
+#: networks/fianchetto.nnue.wdl.json holds the same model beside the network.
+#: The midpoint runs from about 493 at the least material to 107 with every
+#: piece on the board (127 at 58 pawns' worth); the plateau is 0.95 at 17 pawns'
+#: worth and 1 from about 35 up.
+DEFAULT_MODEL = WdlModel(a=(653.2765, -571.0342, -182.0337, 226.5645),
+                         b=(103.7603, 191.4506, 59.7158, -108.4337),
+                         source="default", d=(0.5309, -6.9073, -8.2340))
 
 
 def exact(score_sign: int) -> Tuple[int, int, int]:

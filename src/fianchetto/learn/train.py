@@ -57,14 +57,15 @@ EVAL_BATCH = 16384
 @dataclass
 class TrainConfig:
     """Everything ``fianchetto train`` takes on its command line. The defaults are
-    the recipe of the shipped networks (docs/training.md): a target of mostly
-    search scores (lambda 0.5 lost hundreds of Elo) and small batches (16384
-    gave too few steps on a few million positions)."""
+    the recipe of the shipped network, generation 7 (docs/training.md): 512
+    hidden units and 8 output buckets, 20 epochs of cosine schedule, a target of
+    mostly search scores (lambda 0.5 and 0.3 lost hundreds of Elo) and small
+    batches (16384 gave too few steps on a few million positions)."""
 
     data: List[str]
     out: str
-    epochs: int = 10
-    hidden: int = 256
+    epochs: int = 20
+    hidden: int = 512
     seed: int = 1
     lam: float = 0.1
     lr: float = 2e-3
@@ -73,7 +74,7 @@ class TrainConfig:
     train_fraction: float = 1.0   # share of the training positions used (the data-volume curve)
     init: Optional[str] = None
     mirror: bool = True
-    buckets: int = 1
+    buckets: int = 8
     resume: bool = False          # go on from the training state beside ``out``
     stop_after: Optional[int] = None   # end this run after this epoch (the state is kept)
 
