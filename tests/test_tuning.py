@@ -179,19 +179,33 @@ def test_a_step_follows_the_winner_and_stays_in_range(spsa, tmp_path):
 
     state = make_state(spsa, tmp_path)
     assert state["iterations"] == 100 and set(state["theta"]) == {"RFP_MARGIN", "NMP_EVAL_DIVISOR"}
-    moves = spsa.perturbed(state, 0, random.Random(1))
+    table = spsa.tunables_of(state["commit"])
+    moves = spsa.perturbed(state, 0, random.Random(1), table)
     for name, move in moves.items():
         row = tunables.by_name(name)
         assert move["plus"] - move["minus"] == pytest.approx(2 * move["c_k"] * move["d"], abs=1)
         assert row.minimum <= min(move["plus"], move["minus"]) <= max(move["plus"], move["minus"]) <= row.maximum
     before = dict(state["theta"])
-    spsa.step(state, 0, moves, wins=3, losses=0)            # the plus side won
+    spsa.step(state, 0, moves, wins=3, losses=0, table=table)   # the plus side won
     for name, move in moves.items():
         assert (state["theta"][name] - before[name]) * move["d"] > 0
-    spsa.step(state, 0, moves, wins=10 ** 6, losses=0)      # a huge step is clipped
+    spsa.step(state, 0, moves, wins=10 ** 6, losses=0, table=table)   # a huge step is clipped
     for name in moves:
         row = tunables.by_name(name)
         assert row.minimum <= state["theta"][name] <= row.maximum
+
+
+def test_the_played_commit_s_ranges_clip_the_steps(spsa, tmp_path):
+    """The ranges are the tuned engine's, which may differ from this checkout's."""
+    import random
+
+    state = make_state(spsa, tmp_path, names="RFP_MARGIN")
+    row = tunables.by_name("RFP_MARGIN")
+    narrow = {"RFP_MARGIN": row._replace(minimum=row.value - 1, maximum=row.value + 1)}
+    moves = spsa.perturbed(state, 0, random.Random(1), narrow)
+    assert {moves["RFP_MARGIN"]["plus"], moves["RFP_MARGIN"]["minus"]} == {row.value - 1, row.value + 1}
+    spsa.step(state, 0, moves, wins=10 ** 6, losses=0, table=narrow)
+    assert row.value - 1 <= state["theta"]["RFP_MARGIN"] <= row.value + 1
 
 
 def test_the_state_file_round_trips_and_reports(spsa, tmp_path):

@@ -66,11 +66,14 @@ def schedule(row: tunables.Tunable, iterations: int) -> Dict[str, float]:
 
 
 def new_state(args: argparse.Namespace) -> dict:
-    names = args.params.split(",") if args.params else [t.name for t in tunables.TUNABLES]
-    rows = [tunables.by_name(n) for n in names]
+    commit = sprt.commit_of(args.commit)
+    table = tunables_of(commit)
+    by_lower = {name.lower(): row for name, row in table.items()}
+    names = args.params.split(",") if args.params else list(table)
+    rows = [by_lower[n.lower()] for n in names]
     iterations = max(1, args.games // (2 * args.pairs))
     return {
-        "commit": sprt.commit_of(args.commit),
+        "commit": commit,
         "tc": args.tc, "pairs": args.pairs, "iterations": iterations, "games_target": args.games,
         "openings": str(Path(args.openings).resolve()), "seed": args.seed,
         "iteration": 0, "games": 0, "wins": 0, "losses": 0, "draws": 0, "seconds": 0.0,
@@ -92,11 +95,15 @@ def save(path: Path, state: dict) -> None:
     os.replace(temporary, path)
 
 
-def perturbed(state: dict, k: int, rng: random.Random) -> Dict[str, Dict[str, float]]:
-    """Per parameter: the sign d, the step c_k, and the two engines' integer values."""
+Table = Dict[str, tunables.Tunable]
+
+
+def perturbed(state: dict, k: int, rng: random.Random, table: Table) -> Dict[str, Dict[str, float]]:
+    """Per parameter: the sign d, the step c_k, and the two engines' integer values,
+    within the ranges of `table` (the played commit's)."""
     out = {}
     for name, theta in state["theta"].items():
-        row, sched = tunables.by_name(name), state["schedule"][name]
+        row, sched = table[name], state["schedule"][name]
         c_k = sched["c"] / (k + 1) ** GAMMA
         d = rng.choice((-1, 1))
         clip = lambda v: min(row.maximum, max(row.minimum, int(round(v))))  # noqa: E731
@@ -104,16 +111,16 @@ def perturbed(state: dict, k: int, rng: random.Random) -> Dict[str, Dict[str, fl
     return out
 
 
-def step(state: dict, k: int, moves: Dict[str, Dict[str, float]], wins: int, losses: int) -> None:
-    """theta += a_k (W - L) d / c_k, kept within each parameter's range."""
+def step(state: dict, k: int, moves: Dict[str, Dict[str, float]], wins: int, losses: int, table: Table) -> None:
+    """theta += a_k (W - L) d / c_k, kept within each parameter's range in `table`."""
     for name, move in moves.items():
-        row, sched = tunables.by_name(name), state["schedule"][name]
+        row, sched = table[name], state["schedule"][name]
         a_k = sched["a"] / (sched["A"] + k + 1) ** ALPHA
         theta = state["theta"][name] + a_k * (wins - losses) * move["d"] / move["c_k"]
         state["theta"][name] = min(float(row.maximum), max(float(row.minimum), theta))
 
 
-def tunables_of(commit: str) -> Dict[str, tunables.Tunable]:
+def tunables_of(commit: str) -> Table:
     """The table of `commit`: its ``src/core_cy/tunables.py``, run apart from this
     checkout's (the file is plain Python that imports nothing from the package)."""
     source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:src/core_cy/tunables.py"],
@@ -166,6 +173,7 @@ def run(state_path: Path, iterations: Optional[int], hours: Optional[float], fas
         concurrency: int) -> int:
     state = load(state_path)
     exe = build_tune(state["commit"])
+    table = tunables_of(state["commit"])      # the engine's ranges, not this checkout's
     deadline = time.monotonic() + hours * 3600 if hours else None
     done_now = 0
     while state["iteration"] < state["iterations"]:
@@ -173,9 +181,9 @@ def run(state_path: Path, iterations: Optional[int], hours: Optional[float], fas
             break
         k = state["iteration"]
         started = time.monotonic()
-        moves = perturbed(state, k, random.Random(state["seed"] * 1_000_003 + k))
+        moves = perturbed(state, k, random.Random(state["seed"] * 1_000_003 + k), table)
         counts = play_iteration(state, exe, moves, k, fastchess, concurrency)
-        step(state, k, moves, counts["wins"], counts["losses"])
+        step(state, k, moves, counts["wins"], counts["losses"], table)
         state["iteration"] = k + 1
         for key in ("games", "wins", "losses", "draws"):
             state[key] += counts[key]
@@ -191,16 +199,17 @@ def run(state_path: Path, iterations: Optional[int], hours: Optional[float], fas
 
 
 def report(state_path: Path) -> str:
-    """Each parameter: its default, theta now, the distance moved in SPSA steps, and
-    its path (theta every PATH_EVERY iterations, a few samples)."""
+    """Each parameter: its default in the played commit, theta now, the distance moved
+    in SPSA steps, and its path (theta every PATH_EVERY iterations, a few samples)."""
     state = load(state_path)
+    table = tunables_of(state["commit"])
     lines = [f"iteration {state['iteration']}/{state['iterations']}, {state['games']} games at {state['tc']}, "
              f"commit {state['commit'][:12]}"
              + "".join(f" (from {m['from'][:12]} until iteration {m['iteration']})" for m in state.get("moves", [])),
              f"{'parameter':34} {'default':>8} {'theta':>9} {'moved':>7}  path"]
     samples = state["path"][:: max(1, len(state["path"]) // 6)] + state["path"][-1:]
     for name, theta in state["theta"].items():
-        row = tunables.by_name(name)
+        row = table[name]
         moved = (theta - row.value) / row.c_end
         path = " ".join(f"{p[1][name]:.1f}" for p in samples)
         lines.append(f"{name:34} {row.value:>8} {theta:>9.2f} {moved:>+7.1f}  {path}")
