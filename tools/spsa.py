@@ -68,9 +68,8 @@ def schedule(row: tunables.Tunable, iterations: int) -> Dict[str, float]:
 def new_state(args: argparse.Namespace) -> dict:
     commit = sprt.commit_of(args.commit)
     table = tunables_of(commit)
-    by_lower = {name.lower(): row for name, row in table.items()}
     names = args.params.split(",") if args.params else list(table)
-    rows = [by_lower[n.lower()] for n in names]
+    rows = [tunables.by_name(n, table.values()) for n in names]
     iterations = max(1, args.games // (2 * args.pairs))
     return {
         "commit": commit,

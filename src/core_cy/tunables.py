@@ -13,7 +13,7 @@ from an array the UCI options write.
 Plain Python without imports from the package: the build and the tools read it
 before anything is compiled.
 """
-from typing import NamedTuple, Tuple
+from typing import Iterable, NamedTuple, Optional, Tuple
 
 
 class Tunable(NamedTuple):
@@ -84,8 +84,9 @@ TUNABLES: Tuple[Tunable, ...] = (
 
 
 
-def by_name(name: str) -> Tunable:
-    for t in TUNABLES:
+def by_name(name: str, rows: Optional[Iterable[Tunable]] = None) -> Tunable:
+    """The row called `name` (any case) in `rows`, by default this table."""
+    for t in TUNABLES if rows is None else rows:
         if t.name.lower() == name.lower():
             return t
     raise KeyError(name)
