@@ -24,7 +24,6 @@ the compile time. ``FIANCHETTO_PGO=0`` builds in one pass. Either way the build
 leaves ``core_cy/build-profile.txt`` beside the variants, naming the ones a
 profile guided (``fianchetto doctor`` reports it).
 """
-import ast
 import importlib.util
 import os
 import platform
@@ -49,9 +48,9 @@ MSVC = sys.platform == "win32"
 PGO = os.environ.get("FIANCHETTO_PGO", "1") != "0"
 
 
-def load_variants():
-    """src/core_cy/variants.py, read by path: the package is not built yet."""
-    spec = importlib.util.spec_from_file_location("fianchetto_variants", CORE / "variants.py")
+def load_core_module(name):
+    """src/core_cy/<name>.py, read by path: the package is not built yet."""
+    spec = importlib.util.spec_from_file_location(f"fianchetto_{name}", CORE / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module      # NamedTuple needs its module registered
     spec.loader.exec_module(module)
@@ -133,12 +132,9 @@ def flavour_changed():
 def shipped_network():
     """networks/<DEFAULT_NETWORK_NAME>, the name read from fianchetto/options.py
     without importing the package (it needs the core being built)."""
-    tree = ast.parse((ROOT / "src" / "fianchetto" / "options.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DEFAULT_NETWORK_NAME"
-                                                for t in node.targets):
-            return ROOT / "networks" / ast.literal_eval(node.value)
-    raise RuntimeError("src/fianchetto/options.py names no DEFAULT_NETWORK_NAME")
+    name = load_core_module("literals").module_constant(ROOT / "src" / "fianchetto" / "options.py",
+                                                        "DEFAULT_NETWORK_NAME")
+    return ROOT / "networks" / name
 
 
 def c_compiler():
@@ -268,7 +264,7 @@ directives = {
 }
 
 remove_stale_core()
-VARIANTS = load_variants()
+VARIANTS = load_core_module("variants")
 ARCH = target_arch(VARIANTS)
 extensions = [Extension("core_cy.cpu", ["src/core_cy/cpu.pyx"], include_dirs=["src/core_cy"],
                         extra_compile_args=base_args())]

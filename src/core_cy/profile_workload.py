@@ -9,13 +9,13 @@ environment has none); the positions and the network are given by path.
 
     python -m core_cy.profile_workload NETWORK BENCHMARK_PY [DEPTH]
 """
-import ast
 import importlib
 import sys
 from pathlib import Path
 from typing import List, Tuple
 
 from core_cy import dispatch
+from core_cy.literals import module_constant
 
 DEFAULT_DEPTH = 10
 PERFT_POSITIONS = (
@@ -26,16 +26,7 @@ PERFT_POSITIONS = (
 
 def bench_fens(benchmark_py: Path) -> Tuple[str, ...]:
     """BENCH_FENS of fianchetto/benchmark.py, read without importing the package."""
-    for node in ast.parse(benchmark_py.read_text()).body:
-        if isinstance(node, ast.AnnAssign):
-            targets = [node.target]
-        elif isinstance(node, ast.Assign):
-            targets = node.targets
-        else:
-            continue
-        if any(isinstance(t, ast.Name) and t.id == "BENCH_FENS" for t in targets):
-            return tuple(ast.literal_eval(node.value))
-    raise ValueError(f"no BENCH_FENS in {benchmark_py}")
+    return tuple(module_constant(benchmark_py, "BENCH_FENS"))
 
 
 def exercise(name: str, network: bytes, fens: Tuple[str, ...], depth: int) -> int:
