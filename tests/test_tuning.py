@@ -246,3 +246,27 @@ def test_a_tune_does_not_move_to_an_engine_that_cannot_play_it(spsa, tmp_path):
     with pytest.raises(ValueError, match="RFP_MARGIN"):
         spsa.move(state, "HEAD")
     assert state["commit"] == "0" * 40 and "moves" not in state
+
+
+def test_a_rescaled_tune_steps_further_from_then_on(spsa, tmp_path):
+    import random
+    state = make_state(spsa, tmp_path, names="RFP_MARGIN")
+    table = spsa.tunables_of(state["commit"])
+    moves = spsa.perturbed(state, 40, random.Random(1), table)
+    before = dict(state, theta=dict(state["theta"]))
+    spsa.step(before, 40, moves, wins=2, losses=0, table=table)
+    state["iteration"] = 40
+    spsa.rescale(state, 3)
+    spsa.step(state, 40, moves, wins=2, losses=0, table=table)
+    start = tunables.by_name("RFP_MARGIN").value
+    assert state["theta"]["RFP_MARGIN"] - start == pytest.approx(3 * (before["theta"]["RFP_MARGIN"] - start))
+    assert state["rescales"] == [{"iteration": 40, "factor": 3}]
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            spsa.rescale(state, bad)
+    path = tmp_path / "spsa-state.json"
+    spsa.save(path, state)
+    assert "learning rates x3 from iteration 40" in spsa.report(path)
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "spsa.py"), "--state", str(path), "rescale", "-2"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "positive" in done.stderr and spsa.load(path) == state

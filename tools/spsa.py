@@ -5,6 +5,7 @@
     python3 tools/spsa.py run [--iterations N] [--hours H]     # go on from the state file
     python3 tools/spsa.py report                               # where every parameter stands
     python3 tools/spsa.py move REF                             # go on with the engine of REF
+    python3 tools/spsa.py rescale FACTOR                       # multiply every learning rate
 
 The algorithm is OpenBench's SPSA: at iteration k every parameter is moved by
 ``+c_k * d`` in one engine and ``-c_k * d`` in the other (``d`` a random sign per
@@ -24,7 +25,11 @@ The engine is the tune build (``FIANCHETTO_TUNE=1``) of the commit the tune
 started from, built once into ``~/.cache/fianchetto/builds/tune-<key>``. When the
 engine changes under a running tune (a new network, a faster build), ``move``
 carries theta, the schedule and the counts over to the new commit and records
-the iteration of the move in the state.
+the iteration of the move in the state. ``rescale`` multiplies every
+parameter's ``a`` (its learning rate) from the current iteration on, also
+recorded: OpenBench's usual ``r_end`` of 0.002 is made for tunes of tens of
+thousands of games, and moves a parameter by a fraction of ``c_end`` in a few
+thousand (docs/tuning.md).
 Each iteration's games go to ``~/.cache/fianchetto/spsa/`` (not the repository).
 """
 from __future__ import annotations
@@ -147,6 +152,15 @@ def move(state: dict, ref: str) -> None:
     state["commit"] = commit
 
 
+def rescale(state: dict, factor: float) -> None:
+    """Multiply every parameter's learning rate by `factor` from the current iteration."""
+    if not factor > 0 or factor == float("inf"):
+        raise ValueError(f"the factor must be a positive number, not {factor}")
+    for sched in state["schedule"].values():
+        sched["a"] *= factor
+    state.setdefault("rescales", []).append({"iteration": state["iteration"], "factor": factor})
+
+
 def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
                    fastchess: str, concurrency: int) -> Dict[str, int]:
     folder = sprt.CACHE / "spsa" / state["commit"][:12]
@@ -204,7 +218,9 @@ def report(state_path: Path) -> str:
     table = tunables_of(state["commit"])
     lines = [f"iteration {state['iteration']}/{state['iterations']}, {state['games']} games at {state['tc']}, "
              f"commit {state['commit'][:12]}"
-             + "".join(f" (from {m['from'][:12]} until iteration {m['iteration']})" for m in state.get("moves", [])),
+             + "".join(f" (from {m['from'][:12]} until iteration {m['iteration']})" for m in state.get("moves", []))
+             + "".join(f"; learning rates x{r['factor']:g} from iteration {r['iteration']}"
+                       for r in state.get("rescales", [])),
              f"{'parameter':34} {'default':>8} {'theta':>9} {'moved':>7}  path"]
     samples = state["path"][:: max(1, len(state["path"]) // 6)] + state["path"][-1:]
     for name, theta in state["theta"].items():
@@ -235,6 +251,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     commands.add_parser("report", help="a table of every parameter's path")
     moving = commands.add_parser("move", help="go on with the tune on the engine of another commit")
     moving.add_argument("ref", help="the commit (git ref) whose tune build plays from now on")
+    rescaling = commands.add_parser("rescale", help="multiply every parameter's learning rate from now on")
+    rescaling.add_argument("factor", type=float)
     args = parser.parse_args(argv)
     state_path = Path(args.state)
     if args.command == "report":
@@ -249,6 +267,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 2
         save(state_path, state)
         print(f"the tune goes on from iteration {state['iteration']} with {state['commit'][:12]}")
+        return 0
+    if args.command == "rescale":
+        state = load(state_path)
+        try:
+            rescale(state, args.factor)
+        except ValueError as exc:
+            print(f"cannot rescale the tune: {exc}", file=sys.stderr)
+            return 2
+        save(state_path, state)
+        print(f"learning rates x{args.factor:g} from iteration {state['iteration']}")
         return 0
     if args.command == "start":
         if state_path.exists():
