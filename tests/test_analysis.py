@@ -112,3 +112,19 @@ def test_stop_from_another_thread_ends_the_search_and_other_threads_run(engine):
     assert result.best_move in Board().legal_moves()
     assert 0 < result.nodes < 10 ** 12                      # the stop ended it, not the node limit
     assert counter["ticks"] > 10                            # the GIL was free while it searched
+
+
+def test_a_network_without_its_wdl_model_is_used_with_a_warning(tmp_path):
+    from support.networks import random_network_bytes
+
+    net = tmp_path / "bare.nnue"
+    net.write_bytes(random_network_bytes(hidden=32, seed=6))
+    try:
+        with pytest.warns(UserWarning, match="no win/draw/loss model beside .*bare.nnue"):
+            bare = Engine(hash_mb=8, eval_file=str(net))
+        with bare:
+            assert bare.analyse(Board(), depth=3).pv
+        with pytest.raises(ValueError):
+            Engine(hash_mb=8, eval_file=str(tmp_path / "missing.nnue"))
+    finally:
+        Engine(hash_mb=1).close()       # the core holds one network: the shipped one again

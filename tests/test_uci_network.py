@@ -49,6 +49,22 @@ def test_a_network_file_is_used_by_eval_and_search(engine, good_net):
     assert eval_lines(engine)[-1] == "Search uses: hand-crafted evaluation"
 
 
+def test_a_network_without_its_wdl_model_says_which_model_scores_it(engine, good_net, tmp_path):
+    engine.send(f"setoption name EvalFile value {good_net}")
+    answer = engine.sync()
+    assert any(l.startswith("info string no win/draw/loss model beside") and "good.nnue" in l for l in answer)
+    bad_model = tmp_path / "own.nnue"
+    bad_model.write_bytes(good_net.read_bytes())
+    (tmp_path / "own.nnue.wdl.json").write_text("{not json")
+    engine.send(f"setoption name EvalFile value {bad_model}")
+    answer = engine.sync()
+    assert any(l.startswith("info string ") and "own.nnue.wdl.json refused" in l for l in answer)
+    lines = eval_lines(engine)
+    assert "own.nnue" in lines[-1]          # the network is used all the same
+    engine.send("setoption name EvalFile value default")
+    assert not [l for l in engine.sync() if "win/draw/loss" in l or "refused" in l]
+
+
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
 def test_bad_network_files_are_refused(engine, good_net, tmp_path, kind):
     engine.send(f"setoption name EvalFile value {good_net}")

@@ -11,7 +11,7 @@ import pytest
 
 from fianchetto import wdl
 from fianchetto.network import default_network_path
-from fianchetto.wdl import DEFAULT_MODEL, WdlModel, material_of_fen, model_for
+from fianchetto.wdl import DEFAULT_MODEL, WdlModel, load_model, material_of_fen, model_for
 from support.uci_pipe import UciPipe
 
 
@@ -62,8 +62,14 @@ def test_a_model_file_beside_a_network_is_its_model(tmp_path):
     assert model_for(str(net)) is DEFAULT_MODEL                     # none beside it
     (tmp_path / "net.nnue.wdl.json").write_text(WdlModel((200.0,), (70.0,), "test").to_json())
     assert model_for(str(net)).a == (200.0,)
+    assert load_model(str(net))[1] is None
     (tmp_path / "net.nnue.wdl.json").write_text("{not json")
-    assert model_for(str(net)) is DEFAULT_MODEL                     # a bad file is ignored
+    assert model_for(str(net)) is DEFAULT_MODEL                     # a bad file is not used...
+    model, problem = load_model(str(net))
+    assert model is DEFAULT_MODEL and "net.nnue.wdl.json refused" in problem   # ...and says why
+    (tmp_path / "net.nnue.wdl.json").unlink()
+    assert "no win/draw/loss model beside" in load_model(str(net))[1]
+    assert load_model(None) == (DEFAULT_MODEL, None)
     for bad in ('{"a": [], "b": [1]}', '{"a": [1], "b": [1], "d": "x"}', '{"a": [1], "b": [1], "d": [NaN]}',
                 '[1, 2]'):
         with pytest.raises(ValueError):

@@ -19,6 +19,7 @@ Engine of a process evaluates with the same network.
 from __future__ import annotations
 
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -28,7 +29,7 @@ import chess.engine
 from fianchetto.board import Board
 from fianchetto.score import Score, SearchInfo, event_from_core, normalised
 from fianchetto.timeman import plan
-from fianchetto.wdl import WdlModel, material_of_fen, model_for
+from fianchetto.wdl import WdlModel, load_model, material_of_fen
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,10 @@ class Engine:
         if problem:
             raise ValueError(problem)
         path = network.resolve(eval_file or "")
-        self.wdl_model: WdlModel = model_for(path if eval_file != "none" else None)
+        self.wdl_model: WdlModel
+        self.wdl_model, wdl_problem = load_model(path if eval_file != "none" else None)
+        if wdl_problem:
+            warnings.warn(wdl_problem, stacklevel=2)
         self._search = Search(hash_mb=hash_mb, threads=threads)
         self._lock = threading.Lock()
 

@@ -195,6 +195,7 @@ class Engine:
             self.evaluation.load(str(self.options["EvalFile"]))
         except NetworkError as exc:
             problems.append(f"{exc}; using the hand-crafted evaluation")
+        problems.extend(filter(None, [self.evaluation.wdl_problem()]))
         self.evaluation.activate(bool(self.options["Use NNUE"]))
         return problems
 
@@ -294,6 +295,9 @@ class Engine:
                 self.evaluation.load(str(value))
             except NetworkError as exc:
                 raise OptionError(f"{exc}; keeping {self.evaluation.describe()}") from None
+            problem = self.evaluation.wdl_problem()
+            if problem:
+                self.listener.message(problem)
         problem = self.evaluation.activate(use_network)
         if problem:
             self.listener.message(problem)

@@ -126,6 +126,13 @@ class EvaluationChoice:
             self._wdl_key, self._wdl = key, wdl.model_for(key)
         return self._wdl
 
+    def wdl_problem(self) -> Optional[str]:
+        """Why the loaded network's scores use the default WDL model (no model file
+        beside it, or a bad one), or None when it has its own."""
+        from fianchetto import wdl
+
+        return wdl.load_model(self.loaded)[1] if self.loaded else None
+
     def describe(self) -> str:
         if core.network_active():
             return f"network {self.loaded} ({core.network_hidden()} hidden)"

@@ -20,7 +20,8 @@ is ``a - b ln(2c - 1)``; the engine reports ``100 * x / midpoint`` as
 centipawns, so that ``score cp 100`` means a 50% chance to win, whatever the
 network. Each network carries its model
 in a file beside it (``<network>.wdl.json``); a network without one is reported
-with the default model, fitted for the shipped network.
+with the default model, fitted for the shipped network (the engine says
+so in an ``info string`` when it loads such a network).
 
 >>> model = DEFAULT_MODEL
 >>> model.to_cp(0, 58), sum(model.wdl(123, 58))
@@ -135,10 +136,23 @@ def exact(score_sign: int) -> Tuple[int, int, int]:
 
 def model_for(network: Optional[str]) -> WdlModel:
     """The model beside a network file (``<file>.wdl.json``), else the default."""
-    if network:
-        path = Path(network + MODEL_SUFFIX)
-        try:
-            return WdlModel.from_json(path.read_text(), source=str(path))
-        except (OSError, ValueError):
-            pass
-    return DEFAULT_MODEL
+    return load_model(network)[0]
+
+
+def load_model(network: Optional[str]) -> Tuple[WdlModel, Optional[str]]:
+    """The model beside a network file and None; or, when there is none or it
+    cannot be used, the default model and a sentence saying so."""
+    if not network:
+        return DEFAULT_MODEL, None
+    path = Path(network + MODEL_SUFFIX)
+    fallback = "scores are normalised with the shipped network's model"
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return DEFAULT_MODEL, f"no win/draw/loss model beside {network} ({path.name}); {fallback}"
+    except (OSError, UnicodeDecodeError) as exc:
+        return DEFAULT_MODEL, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; {fallback}"
+    try:
+        return WdlModel.from_json(text, source=str(path)), None
+    except ValueError as exc:
+        return DEFAULT_MODEL, f"{path} refused: {exc}; {fallback}"
