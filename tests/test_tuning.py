@@ -270,3 +270,28 @@ def test_a_rescaled_tune_steps_further_from_then_on(spsa, tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "spsa.py"), "--state", str(path), "rescale", "-2"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "positive" in done.stderr and spsa.load(path) == state
+
+
+def test_landing_a_tune_writes_rounded_theta_into_the_table(spsa, tmp_path):
+    source = tmp_path / "tunables.py"
+    original = (ROOT / "src" / "core_cy" / "tunables.py").read_text()
+    source.write_text(original)
+    state = make_state(spsa, tmp_path)            # RFP_MARGIN and NMP_EVAL_DIVISOR
+    state["theta"]["RFP_MARGIN"] = 131.6
+    state["theta"]["NMP_EVAL_DIVISOR"] = 10 ** 6  # beyond the row's range: its maximum
+    changes = spsa.land(state, source)
+    namespace: dict = {}
+    exec(source.read_text(), namespace)
+    landed = {row.name: row for row in namespace["TUNABLES"]}
+    assert landed["RFP_MARGIN"].value == 132
+    assert landed["NMP_EVAL_DIVISOR"].value == tunables.by_name("NMP_EVAL_DIVISOR").maximum
+    assert [c[0] for c in changes] == ["RFP_MARGIN", "NMP_EVAL_DIVISOR"]
+    others = [r for r in tunables.TUNABLES if r.name not in state["theta"]]
+    assert all(landed[r.name] == r for r in others)
+    assert len(source.read_text().splitlines()) == len(original.splitlines())
+    state["theta"]["NOT_A_ROW"] = 1.0
+    state["theta"]["RFP_MARGIN"] = 140.0
+    before = source.read_text()
+    with pytest.raises(ValueError, match="NOT_A_ROW"):
+        spsa.land(state, source)
+    assert source.read_text() == before          # all or nothing

@@ -6,6 +6,7 @@
     python3 tools/spsa.py report                               # where every parameter stands
     python3 tools/spsa.py move REF                             # go on with the engine of REF
     python3 tools/spsa.py rescale FACTOR                       # multiply every learning rate
+    python3 tools/spsa.py land                                 # theta, rounded, into the table
 
 The algorithm is OpenBench's SPSA: at iteration k every parameter is moved by
 ``+c_k * d`` in one engine and ``-c_k * d`` in the other (``d`` a random sign per
@@ -31,6 +32,9 @@ recorded: OpenBench's usual ``r_end`` of 0.002 is made for tunes of tens of
 thousands of games, and moves a parameter by a fraction of ``c_end`` in a few
 thousand (docs/tuning.md).
 Each iteration's games go to ``~/.cache/fianchetto/spsa/`` (not the repository).
+``land`` writes theta, rounded, as the values of the table
+(``src/core_cy/tunables.py``) and regenerates its C files: the tuned build to
+confirm in games before it is committed.
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -161,6 +166,30 @@ def rescale(state: dict, factor: float) -> None:
     state.setdefault("rescales", []).append({"iteration": state["iteration"], "factor": factor})
 
 
+TABLE_SOURCE = ROOT / "src" / "core_cy" / "tunables.py"
+
+
+def land(state: dict, source: Path = TABLE_SOURCE) -> List[tuple]:
+    """Write each tuned parameter's theta, rounded and kept within the row's range,
+    as its value in the table ``source``; the (name, old, new) of the rows that
+    changed. Nothing is written when a tuned parameter has no row there."""
+    text = source.read_text()
+    namespace: dict = {}
+    exec(compile(text, str(source), "exec"), namespace)
+    rows = {row.name: row for row in namespace["TUNABLES"]}
+    changes = []
+    for name, theta in state["theta"].items():
+        found = re.search(rf'row\("{re.escape(name)}", (-?\d+),', text)
+        if found is None or name not in rows:
+            raise ValueError(f"{source} has no row {name}")
+        new = min(rows[name].maximum, max(rows[name].minimum, int(round(theta))))
+        if new != rows[name].value:
+            changes.append((name, rows[name].value, new))
+        text = text[:found.start(1)] + str(new) + text[found.end(1):]
+    source.write_text(text)
+    return changes
+
+
 def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
                    fastchess: str, concurrency: int) -> Dict[str, int]:
     folder = sprt.CACHE / "spsa" / state["commit"][:12]
@@ -253,6 +282,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     moving.add_argument("ref", help="the commit (git ref) whose tune build plays from now on")
     rescaling = commands.add_parser("rescale", help="multiply every parameter's learning rate from now on")
     rescaling.add_argument("factor", type=float)
+    commands.add_parser("land", help="write theta, rounded, as the table's values (src/core_cy/tunables.py)")
     args = parser.parse_args(argv)
     state_path = Path(args.state)
     if args.command == "report":
@@ -267,6 +297,18 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 2
         save(state_path, state)
         print(f"the tune goes on from iteration {state['iteration']} with {state['commit'][:12]}")
+        return 0
+    if args.command == "land":
+        try:
+            changes = land(load(state_path))
+        except ValueError as exc:
+            print(f"cannot land the tune: {exc}", file=sys.stderr)
+            return 2
+        subprocess.run([sys.executable, str(ROOT / "tools" / "gen_tunables.py")], check=True)
+        for name, old, new in changes:
+            print(f"{name:34} {old:>7} -> {new}")
+        print(f"{len(changes)} values changed; build, run `fianchetto bench` for the new signature, "
+              "and confirm in games before committing")
         return 0
     if args.command == "rescale":
         state = load(state_path)
