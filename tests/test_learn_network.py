@@ -122,7 +122,7 @@ CORRUPT = {
     "qb": (patched(GOOD, 5, 128), "unsupported qb 128"),
     "scale": (patched(GOOD, 6, 600), "unsupported scale 600"),
     "payload-size": (patched(GOOD, 7, payload_size(16) + 2), "payload size"),
-    "reserved": (patched(GOOD, 9, 1), "unsupported reserved 1"),
+    "king-buckets-in-architecture-1": (patched(GOOD, 9, 1), "unsupported king_buckets 1"),
     "truncated-payload": (GOOD[:-1], "truncated payload"),
     "header-only": (GOOD[:HEADER_SIZE], "truncated payload"),
     "trailing-bytes": (GOOD + b"\0", "after the payload"),

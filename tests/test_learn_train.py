@@ -16,7 +16,7 @@ import pytest
 from fianchetto.cli import main as cli_main
 import chess
 
-from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode, encode_boards, write_records
+from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, encode_boards, write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
@@ -86,20 +86,23 @@ def test_gradients_match_finite_differences(data_file: Path, buckets: int) -> No
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_sparse_first_layer_equals_the_one_hot_products(dtype) -> None:
+@pytest.mark.parametrize("king_buckets", [0, 4])
+def test_the_sparse_first_layer_equals_the_one_hot_products(dtype, king_buckets) -> None:
     """The compiled kernels the trainer uses: the forward sum of weight rows and the
-    scattered weight gradient, against the products with a one-hot matrix."""
+    scattered weight gradient, against the products with a one-hot matrix (plain
+    inputs, and the 3,072 of four king buckets)."""
     from core_cy.core import sparse_accumulate, sparse_gradient
 
-    batch = decode(material_records(64, seed=4)[0])
+    inputs = 768 * max(1, king_buckets)
+    batch = decode(material_records(64, seed=4)[0], king_buckets)
     features = batch_features(batch)
     assert features.dtype == np.int16 and features.shape == (128, 32)
-    onehot = np.zeros((len(features), 769), dtype=dtype)
-    np.put_along_axis(onehot, features.astype(np.int64), 1.0, axis=1)   # column 768: padding
-    onehot = onehot[:, :768]
-    assert (onehot.sum(axis=1) == (features < 768).sum(axis=1)).all()   # no repeated feature
+    onehot = np.zeros((len(features), inputs + 1), dtype=dtype)
+    np.put_along_axis(onehot, np.minimum(features, inputs).astype(np.int64), 1.0, axis=1)   # last: padding
+    onehot = onehot[:, :inputs]
+    assert (onehot.sum(axis=1) == (features != PAD_FEATURE).sum(axis=1)).all()   # no repeated feature
     rng = np.random.default_rng(3)
-    rows = rng.normal(size=(768, 48)).astype(dtype)
+    rows = rng.normal(size=(inputs, 48)).astype(dtype)
     bias = rng.normal(size=48).astype(dtype)
     grad = rng.normal(size=(len(features), 48)).astype(dtype)
     acc = np.empty((len(features), 48), dtype=dtype)

@@ -32,7 +32,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from core_cy.core import sparse_accumulate, sparse_gradient
-from fianchetto.learn.data import NUM_FEATURES, Batch, Dataset, decode
+from fianchetto.learn.data import KING_BUCKET_LAYOUTS, NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
     ENGINE_MAX_HIDDEN,
     OUTPUT_BUCKETS,
@@ -75,6 +75,7 @@ class TrainConfig:
     init: Optional[str] = None
     mirror: bool = True
     buckets: int = 8
+    king_buckets: int = 0         # 0: plain inputs; K: mirrored, K king buckets (architecture 3)
     resume: bool = False          # go on from the training state beside ``out``
     stop_after: Optional[int] = None   # end this run after this epoch (the state is kept)
 
@@ -209,10 +210,11 @@ def validation_loss(net: FloatNetwork, dataset: Dataset, indices: np.ndarray, la
     if len(indices) == 0:
         return float("nan")
     slices = (indices[start : start + EVAL_BATCH] for start in range(0, len(indices), EVAL_BATCH))
-    return sum(batch_loss(net, batch, lam) for batch in decoded_ahead(dataset, slices)) / len(indices)
+    return sum(batch_loss(net, batch, lam)
+               for batch in decoded_ahead(dataset, slices, net.king_buckets)) / len(indices)
 
 
-def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Batch]:
+def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray], king_buckets: int = 0) -> Iterator[Batch]:
     """The batches of positions ``slices``, in order, each decoded on a second
     thread while the caller works on the one before: decoding is numpy and the
     passes are compiled loops that release the GIL, so on two cores they overlap.
@@ -220,7 +222,7 @@ def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Ba
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="decode") as pool:
         pending = None
         for indices in slices:
-            following = pool.submit(decode_slice, dataset, indices)
+            following = pool.submit(decode_slice, dataset, indices, king_buckets)
             if pending is not None:
                 yield pending.result()
             pending = following
@@ -228,8 +230,8 @@ def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Ba
             yield pending.result()
 
 
-def decode_slice(dataset: Dataset, indices: np.ndarray) -> Batch:
-    return decode(dataset.take(indices))
+def decode_slice(dataset: Dataset, indices: np.ndarray, king_buckets: int = 0) -> Batch:
+    return decode(dataset.take(indices), king_buckets)
 
 
 # ---------------------------------------------------------------------------
@@ -351,12 +353,13 @@ def train_epoch(
 ) -> float:
     """One pass over ``order`` in batches; returns the mean training loss. With
     ``config.mirror`` a random half of every batch is seen flipped left to right
-    (castling rights are not inputs, so the flipped position is as valid)."""
+    (castling rights are not inputs, so the flipped position is as valid); king
+    buckets see a position and its mirror image alike, so they skip it."""
     step, total_steps = schedule
     loss_sum = 0.0
     slices = (np.sort(order[start : start + config.batch]) for start in range(0, len(order), config.batch))
-    for batch in decoded_ahead(dataset, slices):
-        if config.mirror:
+    for batch in decoded_ahead(dataset, slices, net.king_buckets):
+        if config.mirror and not net.king_buckets:
             mirror_files(batch, np.flatnonzero(rng.random(len(batch)) < 0.5))
         loss, grads = loss_and_gradients(net, batch_features(batch), targets(batch, config.lam),
                                          output_buckets(batch.stm, net.buckets))
@@ -380,8 +383,11 @@ RESUME_KEYS = ("data", "epochs", "hidden", "seed", "lam", "lr", "batch", "val_fr
 def config_fingerprint(config: TrainConfig) -> str:
     settings = {key: getattr(config, key) for key in RESUME_KEYS}
     settings["split"] = "games, own generator"   # states of earlier splits do not resume
-    if config.train_fraction != 1.0:     # states saved before the option existed still match
+    # Options newer than the states saved before them count only when set.
+    if config.train_fraction != 1.0:
         settings["train_fraction"] = config.train_fraction
+    if config.king_buckets:
+        settings["king_buckets"] = config.king_buckets
     return json.dumps(settings, sort_keys=True)
 
 
@@ -440,7 +446,7 @@ def checkpoint_path_for(out: Path) -> Path:
 def check_config(config: TrainConfig) -> None:
     """``ValueError`` for options out of range."""
     check_hidden(config.hidden)
-    architecture_for(config.buckets)
+    architecture_for(config.buckets, config.king_buckets)
     if config.epochs < 1:
         raise ValueError("epochs must be at least 1")
     if config.batch < 1:
@@ -474,12 +480,16 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         net = load_float(config.init).with_buckets(config.buckets)
         if net.hidden != config.hidden:
             raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
+        if net.king_buckets != config.king_buckets:
+            raise ValueError(f"--init network has {net.king_buckets} king buckets, not {config.king_buckets}")
         net.clip_weights()
     else:
-        net = FloatNetwork.initial(config.hidden, rng, config.buckets)
+        net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
     train_idx, val_idx = split_for(config, dataset)
     say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
-             f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}")
+             f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}"
+             + (f", {config.king_buckets} king bucket{'s' if config.king_buckets > 1 else ''} (mirrored)"
+                if config.king_buckets else ""))
     adam = Adam(net.parameters())
     steps_per_epoch = -(-len(train_idx) // config.batch)
     state = state_path_for(Path(config.out)) if config.out else None
@@ -516,7 +526,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         result.net_path = Path(config.out)
         result.checkpoint_path = checkpoint_path_for(result.net_path)
         quantised = QuantNetwork.quantise(net)
-        shift = recentre_output_bias(quantised, net, decode(dataset.take(val_idx)))
+        shift = recentre_output_bias(quantised, net, decode(dataset.take(val_idx), net.king_buckets))
         say(log, f"output bias moved by {shift:+.2f} cp so the quantised mean matches the float network")
         quantised.save(result.net_path)
         net.save_npz(result.checkpoint_path)
@@ -578,6 +588,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="end this run after E more epochs, keeping the state for --resume")
     parser.add_argument("--buckets", type=int, default=defaults.buckets, choices=sorted(OUTPUT_BUCKETS.values()),
                         help=f"output buckets by piece count (default {defaults.buckets}; 8 is architecture 2)")
+    parser.add_argument("--king-buckets", type=int, default=defaults.king_buckets,
+                        choices=[0, *sorted(KING_BUCKET_LAYOUTS)],
+                        help="inputs seen with the own king on files a-d, in this many sets by the king's "
+                             "square (architecture 3, with 8 output buckets; default 0: plain inputs)")
     return parser
 
 
@@ -596,6 +610,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         init=args.init,
         mirror=args.mirror,
         buckets=args.buckets,
+        king_buckets=args.king_buckets,
         resume=args.resume,
         stop_after=args.stop_after,
     )
