@@ -211,3 +211,17 @@ def test_king_bucketed_features_do_not_see_left_and_right() -> None:
     as_sets = lambda batch: [sorted(row.tolist()) for row in np.concatenate([batch.stm, batch.nstm])]  # noqa: E731
     assert as_sets(bucketed[0]) == as_sets(bucketed[1])
     assert as_sets(plain[0]) != as_sets(plain[1])
+
+
+@pytest.mark.parametrize("king_buckets", [1, 4])
+def test_training_and_evaluation_features_agree_with_king_buckets(king_buckets) -> None:
+    """The trainer's decode and the reference evaluation's board_features give each
+    position the same king-bucketed inputs; colour-flipping the board keeps each view."""
+    boards = sample_boards() + random_boards(200, seed=9)
+    batch = decode(encode_boards(boards, [0] * len(boards), [1] * len(boards)), king_buckets)
+    for i, board in enumerate(boards):
+        stm, nstm = board_features(board, king_buckets)
+        assert active(stm) == active(batch.stm[i]) and active(nstm) == active(batch.nstm[i])
+    mirrored = decode(encode_boards([b.mirror() for b in boards], [0] * len(boards), [1] * len(boards)),
+                      king_buckets)
+    assert [active(row) for row in mirrored.stm] == [active(row) for row in batch.stm]
