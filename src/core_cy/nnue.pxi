@@ -5,23 +5,23 @@
 # Each side's view of the board is a set of active features (piece, square),
 # mirrored for black. In architecture 3 a view also sees its own king on files
 # a-d (the board mirrored left to right when it stands on e-h), and the king's
-# square so seen picks one of K sets of 768 inputs (its "king view"). A king
-# move that changes its side's king view is not replayed: the accumulator is
-# refreshed instead (current_accumulator). The first layer's output for each view, the accumulator,
-# is the bias plus the weight rows of the active features; a move changes at
-# most four features, so the accumulator of a child is its parent's plus and
-# minus a few rows (do_move records which in StateInfo.dirty_*). Accumulators
-# are brought up to date lazily, when a node is evaluated. The output layer
-# squares the clipped accumulators (SCReLU) and takes a dot product, on C
-# integer arrays, with the vector kernels of simd.h. The file format is
-# described in docs/training.md.
+# square so seen picks one of K sets of 768 inputs (its "king view").
+#
+# The first layer's output for each view, the accumulator, is the bias plus the
+# weight rows of the active features; a move changes at most four features, so
+# the accumulator of a child is its parent's plus and minus a few rows (do_move
+# records which in StateInfo.dirty_*). Accumulators are brought up to date
+# lazily, when a node is evaluated; a king move that changes its side's king
+# view cannot be replayed, and the accumulator is refreshed instead
+# (current_accumulator). The output layer squares the clipped accumulators
+# (SCReLU) and takes a dot product, on C integer arrays, with the vector
+# kernels of simd.h. The file format is described in docs/training.md.
 
 cdef enum:
     NNUE_ARCH_SCRELU = 1       # 768 -> H perspective, SCReLU, -> 1
     NNUE_ARCH_BUCKETS = 2      # the same, -> 8 output layers by piece count
     NNUE_ARCH_KING_BUCKETS = 3 # 768 x K king buckets, mirrored -> H, -> 8 output layers
     NNUE_MAX_BUCKETS = 8
-    NNUE_MAX_KING_BUCKETS = 4
     NNUE_VERSION = 1
     NNUE_HEADER_BYTES = 48
     NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
@@ -83,19 +83,19 @@ cdef inline KingView king_view(const Position* pos, Color view) noexcept nogil:
     kv.rows = NET.ft_weights + <size_t>NET.king_base[k] * NET.hidden
     return kv
 
+cdef inline bint same_king_view(Color c, Square a, Square b) noexcept nogil:
+    """c's view is the same with its king on a and on b."""
+    cdef int x = oriented(c, a), y = oriented(c, b)
+    return NET.king_flip[x] == NET.king_flip[y] and NET.king_base[x] == NET.king_base[y]
+
 cdef inline bint changes_king_view(const StateInfo* st) noexcept nogil:
     """The move into st took a king to a square its side sees with another king view."""
     cdef int i
-    cdef Piece pc
-    cdef Color c
     if NET.king_buckets == 0:
         return False
     for i in range(st.dirty_count):
-        pc = st.dirty_piece[i]
-        if type_of(pc) == KING and st.dirty_from[i] != NO_SQUARE and st.dirty_to[i] != NO_SQUARE:
-            c = color_of(pc)
-            return (NET.king_flip[oriented(c, st.dirty_from[i])] != NET.king_flip[oriented(c, st.dirty_to[i])]
-                    or NET.king_base[oriented(c, st.dirty_from[i])] != NET.king_base[oriented(c, st.dirty_to[i])])
+        if type_of(st.dirty_piece[i]) == KING and st.dirty_from[i] != NO_SQUARE and st.dirty_to[i] != NO_SQUARE:
+            return not same_king_view(color_of(st.dirty_piece[i]), st.dirty_from[i], st.dirty_to[i])
     return False
 
 cdef inline const int16_t* weight_row(const KingView* kv, Color view, Piece pc, Square s) noexcept nogil:
