@@ -23,7 +23,10 @@ from fianchetto.learn.train import (
     TrainConfig,
     batch_features,
     batch_loss,
+    build_parser,
+    check_config,
     checkpoint_path_for,
+    config_from_args,
     cosine_lr,
     decoded_ahead,
     loss_and_gradients,
@@ -306,17 +309,22 @@ def test_recentring_the_output_bias_removes_the_mean_rounding_error() -> None:
     assert abs(float(np.mean(gap))) < 1.5
 
 
-@pytest.mark.parametrize("buckets", [1, 8])
+@pytest.mark.parametrize("buckets, king_buckets", [(1, 0), (8, 0), (8, 1)])
 def test_an_interrupted_training_resumes_as_if_it_never_stopped(data_file: Path, tmp_path: Path,
-                                                                buckets: int) -> None:
-    whole = run_train(small_config(data_file, tmp_path / "whole.nnue", epochs=3, buckets=buckets),
+                                                                buckets: int, king_buckets: int) -> None:
+    shape = dict(buckets=buckets, king_buckets=king_buckets)
+    whole = run_train(small_config(data_file, tmp_path / "whole.nnue", epochs=3, **shape),
                       progress_stream=None, log=None)
     parts = tmp_path / "parts.nnue"
-    first = run_train(small_config(data_file, parts, epochs=3, buckets=buckets, stop_after=2),
+    first = run_train(small_config(data_file, parts, epochs=3, stop_after=2, **shape),
                       progress_stream=None, log=None)
     assert len(first.history) == 2 and not parts.exists()             # no network until the end
     assert (tmp_path / "parts.nnue.train.npz").exists()
-    rest = run_train(small_config(data_file, parts, epochs=3, buckets=buckets, resume=True),
+    if king_buckets:
+        with pytest.raises(ValueError, match="other settings"):      # the inputs are part of the run
+            run_train(small_config(data_file, parts, epochs=3, buckets=buckets, resume=True),
+                      progress_stream=None, log=None)
+    rest = run_train(small_config(data_file, parts, epochs=3, resume=True, **shape),
                      progress_stream=None, log=None)
     assert parts.read_bytes() == (tmp_path / "whole.nnue").read_bytes()
     assert [h.val_loss for h in rest.history] == [h.val_loss for h in whole.history]
@@ -331,3 +339,14 @@ def test_a_resume_with_other_settings_is_refused(data_file: Path, tmp_path: Path
     (tmp_path / "net.nnue.train.npz").write_bytes(b"not a state")
     with pytest.raises(ValueError, match="cannot resume"):
         run_train(small_config(data_file, out, epochs=2, resume=True), progress_stream=None, log=None)
+
+
+def test_the_command_line_takes_king_buckets() -> None:
+    parser = build_parser()
+    config = config_from_args(parser.parse_args(["--data", "a.fgame", "--out", "n.nnue", "--king-buckets", "4"]))
+    assert config.king_buckets == 4 and config.buckets == 8
+    assert config_from_args(parser.parse_args(["--data", "a", "--out", "n"])).king_buckets == 0
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--data", "a", "--out", "n", "--king-buckets", "3"])
+    with pytest.raises(ValueError, match="output buckets with king buckets"):
+        check_config(TrainConfig(data=["a"], out="n", buckets=1, king_buckets=1))
