@@ -6,6 +6,7 @@ epochs.
 """
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from fianchetto.cli import main as cli_main
 import chess
 
+from core_cy import dispatch
 from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, encode_boards, write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
@@ -350,3 +352,39 @@ def test_the_command_line_takes_king_buckets() -> None:
         parser.parse_args(["--data", "a", "--out", "n", "--king-buckets", "3"])
     with pytest.raises(ValueError, match="output buckets with king buckets"):
         check_config(TrainConfig(data=["a"], out="n", buckets=1, king_buckets=1))
+
+
+@pytest.mark.parametrize("variant", dispatch.runnable_variants())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:
+    """output_forward and output_backward (vector kernels on float32, in every core
+    variant this CPU runs) against the numpy formulas, with accumulators below 0,
+    inside (0, 1), at 0 and 1 and above."""
+    module = importlib.import_module(f"core_cy._core_{variant}")
+    output_forward, output_backward = module.output_forward, module.output_backward
+    rng = np.random.default_rng(7)
+    n, h, buckets = 300, 48, 8
+    acc = rng.uniform(-0.5, 1.5, (2 * n, h)).astype(dtype)
+    acc[:, :4] = [0.0, 1.0, -0.0, 0.999999]
+    out_w = rng.normal(0, 0.5, (buckets, 2 * h)).astype(dtype)
+    out_b = rng.normal(0, 0.1, buckets).astype(dtype)
+    bucket = rng.integers(0, buckets, n).astype(np.int64)
+    dy = rng.normal(0, 1e-3, n).astype(dtype)
+    c = np.clip(acc.astype(np.float64), 0, 1)
+    w = out_w.astype(np.float64)[bucket]
+    expected_y = np.sum(c[:n] ** 2 * w[:, :h], axis=1) + np.sum(c[n:] ** 2 * w[:, h:], axis=1) + out_b[bucket]
+    y = np.empty(n, dtype=dtype)
+    output_forward(acc, out_w, out_b, bucket, y)
+    np.testing.assert_allclose(y, expected_y, rtol=1e-5, atol=1e-5)
+    expected_dw = np.zeros((buckets, 2 * h))
+    np.add.at(expected_dw, bucket, dy[:, None] * np.concatenate([c[:n] ** 2, c[n:] ** 2], axis=1))
+    expected_dacc = np.where(c < 1, 2 * np.concatenate([dy, dy])[:, None] * np.concatenate([w[:, :h], w[:, h:]]) * c, 0)
+    d_out_w, d_out_b = np.zeros_like(out_w), np.zeros_like(out_b)
+    output_backward(acc, out_w, bucket, dy, d_out_w, d_out_b)
+    np.testing.assert_allclose(d_out_w, expected_dw, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(d_out_b, np.bincount(bucket, dy, buckets), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(acc, expected_dacc, rtol=1e-5, atol=1e-9)
+    with pytest.raises(ValueError, match="shapes"):
+        output_forward(np.ascontiguousarray(acc[:, :40]), out_w, out_b, bucket, y)
+    with pytest.raises(ValueError, match="bucket 8"):
+        output_forward(acc, out_w, out_b, np.full(n, 8, dtype=np.int64), y)

@@ -398,3 +398,90 @@ def sparse_gradient(const int16_t[:, ::1] features, const learn_real[:, ::1] gra
                 if 0 <= f < inputs:
                     for j in range(h):
                         out[f, j] += grad[i, j]
+
+
+# The output layer of training, forward and backward, each one pass over the
+# accumulators (numpy took seven: clip, square, gather, products, masks). On
+# float32 the vector kernels of learn_simd.h; on float64 (the gradient checks of
+# the tests) the same arithmetic in plain loops.
+
+cdef extern from "learn_simd.h":
+    float fc_f32_screlu_dot(const float* acc, const float* w, int n) noexcept nogil
+    void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) noexcept nogil
+
+
+cdef inline double clamp01(double a) noexcept nogil:
+    return 0.0 if a < 0.0 else (1.0 if a > 1.0 else a)
+
+
+cdef learn_real screlu_dot(const learn_real* acc, const learn_real* w, Py_ssize_t h) noexcept nogil:
+    """sum of clamp(acc[j], 0, 1)^2 * w[j]."""
+    cdef double total = 0.0, c
+    cdef Py_ssize_t j
+    if learn_real is float:
+        return fc_f32_screlu_dot(acc, w, <int>h)
+    for j in range(h):
+        c = clamp01(acc[j])
+        total += c * c * w[j]
+    return <learn_real>total
+
+
+cdef void screlu_backward(learn_real* acc, const learn_real* w, learn_real* d_w, learn_real g,
+                          Py_ssize_t h) noexcept nogil:
+    """One view's row: d_w += g c^2, and acc = 2 g w c where c = clamp(acc, 0, 1) < 1, else 0."""
+    cdef learn_real c
+    cdef Py_ssize_t j
+    if learn_real is float:
+        fc_f32_screlu_backward(acc, w, d_w, g, <int>h)
+        return
+    for j in range(h):
+        c = <learn_real>clamp01(acc[j])
+        d_w[j] += g * c * c
+        acc[j] = 2 * g * w[j] * c if c < 1 else 0
+
+
+cdef check_output_shapes(Py_ssize_t rows, Py_ssize_t h, Py_ssize_t n, Py_ssize_t weight_rows,
+                         Py_ssize_t weight_cols, Py_ssize_t biases, const int64_t[::1] bucket):
+    """ValueError unless the arrays of output_forward or output_backward fit together."""
+    cdef Py_ssize_t i
+    if rows != 2 * n or weight_cols != 2 * h or h % 16 or biases != weight_rows or bucket.shape[0] != n:
+        raise ValueError(f"shapes do not fit: accumulators {rows}x{h}, {n} positions, "
+                         f"output weights {weight_rows}x{weight_cols}, {biases} biases, {bucket.shape[0]} buckets")
+    for i in range(n):
+        if not 0 <= bucket[i] < weight_rows:
+            raise ValueError(f"output bucket {bucket[i]} of position {i} is not one of 0..{weight_rows - 1}")
+
+
+def output_forward(const learn_real[:, ::1] acc, const learn_real[:, ::1] out_w,
+                   const learn_real[::1] out_b, const int64_t[::1] bucket, learn_real[::1] y):
+    """y[i] = screlu(acc[i]) . out_w[b, :H] + screlu(acc[n + i]) . out_w[b, H:] + out_b[b]
+    with b = bucket[i], for the n positions whose side to move's accumulator is row
+    i of acc and the other side's row n + i (acc before the activation, H a
+    multiple of 16)."""
+    cdef Py_ssize_t n = y.shape[0], h = acc.shape[1], i
+    cdef int64_t b
+    check_output_shapes(acc.shape[0], h, n, out_w.shape[0], out_w.shape[1], out_b.shape[0], bucket)
+    with nogil:
+        for i in range(n):
+            b = bucket[i]
+            y[i] = (screlu_dot(&acc[i, 0], &out_w[b, 0], h) + screlu_dot(&acc[n + i, 0], &out_w[b, h], h)
+                    + out_b[b])
+
+
+def output_backward(learn_real[:, ::1] acc, const learn_real[:, ::1] out_w, const int64_t[::1] bucket,
+                    const learn_real[::1] dy, learn_real[:, ::1] d_out_w, learn_real[::1] d_out_b):
+    """From dL/dy of each position, add the output layer's gradients to d_out_w and
+    d_out_b, and turn acc (the accumulators of output_forward) into dL/d acc, in
+    place: 2 c w dy where c = clamp(acc, 0, 1) is below 1, else 0."""
+    cdef Py_ssize_t n = dy.shape[0], h = acc.shape[1], i, view
+    cdef int64_t b
+    check_output_shapes(acc.shape[0], h, n, out_w.shape[0], out_w.shape[1], d_out_b.shape[0], bucket)
+    if d_out_w.shape[0] != out_w.shape[0] or d_out_w.shape[1] != out_w.shape[1]:
+        raise ValueError(f"shapes do not fit: output weights {out_w.shape[0]}x{out_w.shape[1]}, "
+                         f"their gradient {d_out_w.shape[0]}x{d_out_w.shape[1]}")
+    with nogil:
+        for i in range(n):
+            b = bucket[i]
+            d_out_b[b] += dy[i]
+            for view in range(2):
+                screlu_backward(&acc[i + view * n, 0], &out_w[b, view * h], &d_out_w[b, view * h], dy[i], h)

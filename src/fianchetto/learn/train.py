@@ -12,9 +12,12 @@ as one); train and validation loss are printed after every epoch.
 A position sets at most 32 of the 768 inputs, so the feature transformer's
 forward pass (a sum of weight rows) and its weight gradient (a scatter of
 gradient rows) run in two compiled loops of the core over the batch's padded
-feature lists (``core_cy.core.sparse_accumulate`` and ``sparse_gradient``); the
-rest is numpy. Measured on 8192 feature lists with H = 256, one thread: 10 ms
-each, where the product with a dense one-hot matrix took 270 and 320 ms.
+feature lists (``core_cy.core.sparse_accumulate`` and ``sparse_gradient``).
+Measured on 8192 feature lists with H = 256, one thread: 10 ms each, where the
+product with a dense one-hot matrix took 270 and 320 ms. The output layer,
+SCReLU and the dot product forward, its gradients backward, is one compiled
+pass each way too (``output_forward`` and ``output_backward``, vector kernels
+on float32); the loss and Adam are numpy.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
-from core_cy.core import sparse_accumulate, sparse_gradient
+from core_cy.core import output_backward, output_forward, sparse_accumulate, sparse_gradient
 from fianchetto.learn.data import KING_BUCKET_LAYOUTS, NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
     ENGINE_MAX_HIDDEN,
@@ -144,23 +147,16 @@ def batch_features(batch: Batch) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate([batch.stm, batch.nstm]), dtype=np.int16)
 
 
-def forward(net: FloatNetwork, features: np.ndarray,
-            bucket: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Clipped accumulators, their squares (SCReLU) and outputs ``y`` for ``(2n, 32)``
-    feature lists (batch_features) whose positions read the output buckets ``bucket`` (n,)."""
-    size = features.shape[0] // 2
-    hidden = net.hidden
-    clipped = np.empty((features.shape[0], hidden), dtype=net.ft_w.dtype)
-    sparse_accumulate(np.ascontiguousarray(net.ft_w), np.ascontiguousarray(net.ft_b), features, clipped)
-    np.clip(clipped, 0.0, 1.0, out=clipped)
-    squared = clipped * clipped
-    if net.buckets == 1:
-        y = squared[:size] @ net.out_w[0, :hidden] + squared[size:] @ net.out_w[0, hidden:] + net.out_b[0]
-    else:
-        weights = net.out_w[bucket]
-        y = (np.einsum("ij,ij->i", squared[:size], weights[:, :hidden])
-             + np.einsum("ij,ij->i", squared[size:], weights[:, hidden:]) + net.out_b[bucket])
-    return clipped, squared, y
+def forward(net: FloatNetwork, features: np.ndarray, bucket: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Accumulators before the activation ``(2n, H)`` and outputs ``y`` ``(n,)`` for
+    ``(2n, 32)`` feature lists (batch_features) whose positions read the output
+    buckets ``bucket`` (n,): two compiled passes of the core."""
+    acc = np.empty((features.shape[0], net.hidden), dtype=net.ft_w.dtype)
+    sparse_accumulate(np.ascontiguousarray(net.ft_w), np.ascontiguousarray(net.ft_b), features, acc)
+    y = np.empty(features.shape[0] // 2, dtype=acc.dtype)
+    output_forward(acc, np.ascontiguousarray(net.out_w), np.ascontiguousarray(net.out_b),
+                   np.ascontiguousarray(bucket, dtype=np.int64), y)
+    return acc, y
 
 
 def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarray,
@@ -168,39 +164,25 @@ def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarr
     """Mean squared error of ``sigmoid(y)`` against ``target`` and its parameter
     gradients, for ``(2n, 32)`` feature lists (batch_features)."""
     size = len(target)
-    hidden = net.hidden
-    clipped, squared, y = forward(net, features, bucket)
+    bucket = np.ascontiguousarray(bucket, dtype=np.int64)
+    acc, y = forward(net, features, bucket)
     prediction = sigmoid(y)
     error = prediction - target
     loss = float(np.mean(error * error))
-    dy = (2.0 / size) * error * prediction * (1.0 - prediction)
-    # Each bucket's output weights gather the positions that read them: a (buckets, n)
-    # matrix holding dy in each position's bucket row turns that into two products.
-    by_bucket = np.zeros((net.buckets, size), dtype=dy.dtype)
-    by_bucket[bucket, np.arange(size)] = dy
-    d_out_w = np.concatenate([by_bucket @ squared[:size], by_bucket @ squared[size:]], axis=1)
-    d_out_b = by_bucket.sum(axis=1).astype(net.out_b.dtype)
-    # d acc = dy * out_w * 2 * clip(acc), zero where the clip is flat.  Below 0 the clip
-    # is 0 already; at or above 1 it is exactly 1, and c - floor(c) clears those.
-    d_acc = np.floor(clipped, out=squared)
-    np.subtract(clipped, d_acc, out=d_acc)
-    if net.buckets == 1:
-        d_acc[:size] *= np.outer(2.0 * dy, net.out_w[0, :hidden])
-        d_acc[size:] *= np.outer(2.0 * dy, net.out_w[0, hidden:])
-    else:
-        weights = net.out_w[bucket]
-        d_acc[:size] *= (2.0 * dy)[:, None] * weights[:, :hidden]
-        d_acc[size:] *= (2.0 * dy)[:, None] * weights[:, hidden:]
-    d_ft_b = d_acc.sum(axis=0)
+    dy = np.ascontiguousarray((2.0 / size) * error * prediction * (1.0 - prediction), dtype=acc.dtype)
+    d_out_w = np.zeros_like(net.out_w)
+    d_out_b = np.zeros_like(net.out_b)
+    output_backward(acc, np.ascontiguousarray(net.out_w), bucket, dy, d_out_w, d_out_b)   # acc: now d acc
+    d_ft_b = acc.sum(axis=0)
     d_ft_w = np.zeros_like(net.ft_w)
-    sparse_gradient(features, d_acc, d_ft_w)
-    return loss, [d_ft_w, d_ft_b, d_out_w.astype(net.out_w.dtype), d_out_b]
+    sparse_gradient(features, acc, d_ft_w)
+    return loss, [d_ft_w, d_ft_b, d_out_w, d_out_b]
 
 
 def batch_loss(net: FloatNetwork, batch: Batch, lam: float) -> float:
     """Summed squared error over a decoded batch (no gradients), on the compiled
     first layer as in training (``FloatNetwork.forward`` is the plain numpy twin)."""
-    y = forward(net, batch_features(batch), output_buckets(batch.stm, net.buckets))[2]
+    y = forward(net, batch_features(batch), output_buckets(batch.stm, net.buckets))[1]
     error = sigmoid(y) - targets(batch, lam)
     return float(np.sum(error.astype(np.float64) ** 2))
 
