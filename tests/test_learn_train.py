@@ -171,6 +171,14 @@ def test_training_reduces_validation_loss_and_is_reproducible(data_file: Path, t
         log=None,
     )
     assert resumed.history[0].val_loss < 0.6 * start
+    # a plain network warm-starts mirrored inputs: it begins where the plain one ended
+    mirrored = run_train(
+        small_config(data_file, tmp_path / "e.nnue", epochs=1, init=str(tmp_path / "a.npz"), lr=5e-4,
+                     buckets=8, king_buckets=1),
+        progress_stream=None,
+        log=None,
+    )
+    assert mirrored.network.king_buckets == 1 and mirrored.initial_val_loss < 0.6 * start
 
 
 def test_trained_network_ranks_material(data_file: Path, tmp_path: Path) -> None:

@@ -267,6 +267,19 @@ class FloatNetwork(NetworkShape):
         return FloatNetwork(self.ft_w, self.ft_b, np.repeat(self.out_w, buckets, axis=0),
                             np.repeat(self.out_b, buckets), self.king_buckets)
 
+    def with_king_buckets(self, king_buckets: int) -> "FloatNetwork":
+        """This network with `king_buckets` (architecture 3): a plain network's rows
+        are copied into every bucket (a warm start: where a view's king stands on
+        files a-d its inputs are the plain ones, and elsewhere it sees the mirror
+        image, which a network trained on mirrored batches scores alike);
+        otherwise the counts must agree."""
+        if king_buckets == self.king_buckets:
+            return self
+        if self.king_buckets != 0:
+            raise ValueError(f"a network with {self.king_buckets} king buckets cannot become {king_buckets}")
+        architecture_for(self.buckets, king_buckets)
+        return FloatNetwork(np.tile(self.ft_w, (king_buckets, 1)), self.ft_b, self.out_w, self.out_b, king_buckets)
+
     def parameters(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.ft_w, self.ft_b, self.out_w, self.out_b
 

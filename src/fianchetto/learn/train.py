@@ -459,11 +459,9 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     if len(dataset) < 2:
         raise ValueError(f"{len(dataset)} positions in the data; at least 2 are needed")
     if config.init:
-        net = load_float(config.init).with_buckets(config.buckets)
+        net = load_float(config.init).with_buckets(config.buckets).with_king_buckets(config.king_buckets)
         if net.hidden != config.hidden:
             raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
-        if net.king_buckets != config.king_buckets:
-            raise ValueError(f"--init network has {net.king_buckets} king buckets, not {config.king_buckets}")
         net.clip_weights()
     else:
         net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
@@ -563,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="do not show half of each batch flipped left to right")
     parser.add_argument("--init", default=None, metavar="NET",
                         help="start from this network (.npz checkpoint or FIANNUE file); a single output "
-                             "layer is copied into every bucket")
+                             "layer is copied into every bucket, plain inputs into every king bucket")
     parser.add_argument("--resume", action="store_true",
                         help="go on from the training state saved beside --out after each epoch")
     parser.add_argument("--stop-after", type=int, metavar="E", default=None,
