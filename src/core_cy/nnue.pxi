@@ -78,7 +78,12 @@ cdef inline KingView king_view(const Position* pos, Color view) noexcept nogil:
     """How `view` sees the board, from its own king's square (architecture 3; in
     the others every square gives no flip and the first rows)."""
     cdef KingView kv
-    cdef int k = oriented(view, king_square(pos, view))
+    cdef int k
+    if NET.king_buckets == 0:
+        kv.flip = 0
+        kv.rows = NET.ft_weights
+        return kv
+    k = oriented(view, king_square(pos, view))
     kv.flip = NET.king_flip[k]
     kv.rows = NET.ft_weights + <size_t>NET.king_base[k] * NET.hidden
     return kv
@@ -89,10 +94,9 @@ cdef inline bint same_king_view(Color c, Square a, Square b) noexcept nogil:
     return NET.king_flip[x] == NET.king_flip[y] and NET.king_base[x] == NET.king_base[y]
 
 cdef inline bint changes_king_view(const StateInfo* st) noexcept nogil:
-    """The move into st took a king to a square its side sees with another king view."""
+    """The move into st took a king to a square its side sees with another king view
+    (architecture 3; the caller skips the test for the others)."""
     cdef int i
-    if NET.king_buckets == 0:
-        return False
     for i in range(st.dirty_count):
         if type_of(st.dirty_piece[i]) == KING and st.dirty_from[i] != NO_SQUARE and st.dirty_to[i] != NO_SQUARE:
             return not same_king_view(color_of(st.dirty_piece[i]), st.dirty_from[i], st.dirty_to[i])
@@ -158,10 +162,11 @@ cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     king changed its king view on the way (then the views of the states between
     are not those of the current one)."""
     cdef int top = pos.st_index, j = top
-    cdef bint crossed = False
+    cdef bint crossed = False, kings = NET.king_buckets != 0
     cdef KingView views[2]
     while j > 0 and not pos.states[j].acc_computed and top - j < NNUE_MAX_CHAIN:
-        crossed = crossed or changes_king_view(&pos.states[j])
+        if kings and not crossed:
+            crossed = changes_king_view(&pos.states[j])
         j -= 1
     if pos.states[j].acc_computed and not crossed:
         views[0] = king_view(pos, WHITE)
