@@ -17,6 +17,7 @@ import pytest
 from support.reference import KIWIPETE_FEN, POSITION3_FEN, POSITION4_MIRROR_FEN, POSITION5_FEN
 from fianchetto.learn.data import (
     HEADER_SIZE,
+    KING_BUCKET_LAYOUTS,
     PAD_FEATURE,
     RECORD_DTYPE,
     Dataset,
@@ -167,3 +168,60 @@ def test_record_layout_is_32_bytes_little_endian() -> None:
     assert raw[8] == 0x24
     assert raw[24:26] == (-2).to_bytes(2, "little", signed=True)
     assert raw[26:28] == bytes([2, 0])
+
+
+# --- king buckets (architecture 3) ---------------------------------------------------
+
+def test_king_bucket_features_by_hand() -> None:
+    """White: king g1 (files e-h: the view mirrors), pawn e2 -> seen on d2 (11), bucket
+    of b1 = 0. Black: king d7, seen from black's side on d2 (no mirror), bucket of
+    the second rank = 2 with four buckets; its pawn e7 is seen on e2 (12) as its own."""
+    board = chess.Board("8/3kp3/8/8/8/8/4P3/6K1 w - - 0 1")
+    records = encode_boards([board], [0], [1])
+    one = decode(records, king_buckets=1)
+    four = decode(records, king_buckets=4)
+    # White to move: stm is white's view. Squares in increasing order: e2, g1... sorted by square.
+    assert sorted(int(f) for f in four.stm[0] if f != PAD_FEATURE) == sorted([
+        0 * 768 + 0 * 384 + 0 * 64 + (12 ^ 7),          # own pawn e2 -> d2
+        0 * 768 + 0 * 384 + 5 * 64 + (6 ^ 7),           # own king g1 -> b1
+        0 * 768 + 1 * 384 + 0 * 64 + ((52 ^ 7)),        # enemy pawn e7 -> d7
+        0 * 768 + 1 * 384 + 5 * 64 + ((51 ^ 7)),        # enemy king d7 -> e7
+    ])
+    assert sorted(int(f) for f in four.nstm[0] if f != PAD_FEATURE) == sorted([
+        2 * 768 + 0 * 384 + 0 * 64 + (52 ^ 56),         # own pawn e7 -> e2
+        2 * 768 + 0 * 384 + 5 * 64 + (51 ^ 56),         # own king d7 -> d2
+        2 * 768 + 1 * 384 + 0 * 64 + (12 ^ 56),         # enemy pawn e2 -> e7
+        2 * 768 + 1 * 384 + 5 * 64 + (6 ^ 56),          # enemy king g1 -> g8
+    ])
+    assert np.array_equal(one.stm, np.where(four.stm == PAD_FEATURE, PAD_FEATURE, four.stm % 768))
+    assert np.array_equal(one.nstm, np.where(four.nstm == PAD_FEATURE, PAD_FEATURE, four.nstm % 768))
+
+
+def test_the_king_bucket_layouts_cover_files_a_to_d() -> None:
+    for count, layout in KING_BUCKET_LAYOUTS.items():
+        assert len(layout) == 32 and set(layout) == set(range(count))
+
+
+def test_king_bucketed_features_do_not_see_left_and_right() -> None:
+    boards = [chess.Board(fen) for fen in ("r3k3/ppp2p2/2n5/8/3P4/2N5/PP3PPP/4K2R w - - 0 1",
+                                           "6k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1")]
+    mirrored = [b.transform(chess.flip_horizontal) for b in boards]
+    plain = [decode(encode_boards(bs, [0, 0], [1, 1])) for bs in (boards, mirrored)]
+    bucketed = [decode(encode_boards(bs, [0, 0], [1, 1]), king_buckets=4) for bs in (boards, mirrored)]
+    as_sets = lambda batch: [sorted(row.tolist()) for row in np.concatenate([batch.stm, batch.nstm])]  # noqa: E731
+    assert as_sets(bucketed[0]) == as_sets(bucketed[1])
+    assert as_sets(plain[0]) != as_sets(plain[1])
+
+
+@pytest.mark.parametrize("king_buckets", [1, 4])
+def test_training_and_evaluation_features_agree_with_king_buckets(king_buckets) -> None:
+    """The trainer's decode and the reference evaluation's board_features give each
+    position the same king-bucketed inputs; colour-flipping the board keeps each view."""
+    boards = sample_boards() + random_boards(200, seed=9)
+    batch = decode(encode_boards(boards, [0] * len(boards), [1] * len(boards)), king_buckets)
+    for i, board in enumerate(boards):
+        stm, nstm = board_features(board, king_buckets)
+        assert active(stm) == active(batch.stm[i]) and active(nstm) == active(batch.nstm[i])
+    mirrored = decode(encode_boards([b.mirror() for b in boards], [0] * len(boards), [1] * len(boards)),
+                      king_buckets)
+    assert [active(row) for row in mirrored.stm] == [active(row) for row in batch.stm]

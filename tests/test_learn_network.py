@@ -122,7 +122,7 @@ CORRUPT = {
     "qb": (patched(GOOD, 5, 128), "unsupported qb 128"),
     "scale": (patched(GOOD, 6, 600), "unsupported scale 600"),
     "payload-size": (patched(GOOD, 7, payload_size(16) + 2), "payload size"),
-    "reserved": (patched(GOOD, 9, 1), "unsupported reserved 1"),
+    "king-buckets-in-architecture-1": (patched(GOOD, 9, 1), "unsupported king_buckets 1"),
     "truncated-payload": (GOOD[:-1], "truncated payload"),
     "header-only": (GOOD[:HEADER_SIZE], "truncated payload"),
     "trailing-bytes": (GOOD + b"\0", "after the payload"),
@@ -248,3 +248,20 @@ def test_start_position_is_symmetric() -> None:
     net = QuantNetwork.quantise(random_network(32, seed=10))
     white, black = net.evaluate_boards([chess.Board(), chess.Board().mirror()])
     assert white == black
+
+
+def test_a_plain_network_warm_starts_king_buckets() -> None:
+    """Rows copied into every king bucket: where both kings stand on files a-d the
+    inputs are the plain ones, so the scores are the plain network's."""
+    plain = random_network(32, seed=8).with_buckets(8)
+    for king_buckets in (1, 4):
+        kings = plain.with_king_buckets(king_buckets)
+        assert kings.king_buckets == king_buckets and kings.ft_w.shape == (768 * king_buckets, 32)
+        flipped = [b.transform(chess.flip_horizontal) for b in random_boards(400, seed=9)]
+        queenside = [b for b in flipped
+                     if chess.square_file(b.king(chess.WHITE)) < 4 and chess.square_file(b.king(chess.BLACK)) < 4]
+        assert len(queenside) > 20
+        np.testing.assert_allclose(kings.evaluate_boards(queenside), plain.evaluate_boards(queenside), atol=1e-3)
+        assert kings.with_king_buckets(king_buckets) is kings
+        with pytest.raises(ValueError):
+            kings.with_king_buckets(0)

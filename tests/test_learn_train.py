@@ -6,6 +6,7 @@ epochs.
 """
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -16,14 +17,18 @@ import pytest
 from fianchetto.cli import main as cli_main
 import chess
 
-from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode, encode_boards, write_records
+from core_cy import dispatch
+from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, encode_boards, write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
     TrainConfig,
     batch_features,
     batch_loss,
+    build_parser,
+    check_config,
     checkpoint_path_for,
+    config_from_args,
     cosine_lr,
     decoded_ahead,
     loss_and_gradients,
@@ -86,20 +91,23 @@ def test_gradients_match_finite_differences(data_file: Path, buckets: int) -> No
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_sparse_first_layer_equals_the_one_hot_products(dtype) -> None:
+@pytest.mark.parametrize("king_buckets", [0, 4])
+def test_the_sparse_first_layer_equals_the_one_hot_products(dtype, king_buckets) -> None:
     """The compiled kernels the trainer uses: the forward sum of weight rows and the
-    scattered weight gradient, against the products with a one-hot matrix."""
+    scattered weight gradient, against the products with a one-hot matrix (plain
+    inputs, and the 3,072 of four king buckets)."""
     from core_cy.core import sparse_accumulate, sparse_gradient
 
-    batch = decode(material_records(64, seed=4)[0])
+    inputs = 768 * max(1, king_buckets)
+    batch = decode(material_records(64, seed=4)[0], king_buckets)
     features = batch_features(batch)
     assert features.dtype == np.int16 and features.shape == (128, 32)
-    onehot = np.zeros((len(features), 769), dtype=dtype)
-    np.put_along_axis(onehot, features.astype(np.int64), 1.0, axis=1)   # column 768: padding
-    onehot = onehot[:, :768]
-    assert (onehot.sum(axis=1) == (features < 768).sum(axis=1)).all()   # no repeated feature
+    onehot = np.zeros((len(features), inputs + 1), dtype=dtype)
+    np.put_along_axis(onehot, np.minimum(features, inputs).astype(np.int64), 1.0, axis=1)   # last: padding
+    onehot = onehot[:, :inputs]
+    assert (onehot.sum(axis=1) == (features != PAD_FEATURE).sum(axis=1)).all()   # no repeated feature
     rng = np.random.default_rng(3)
-    rows = rng.normal(size=(768, 48)).astype(dtype)
+    rows = rng.normal(size=(inputs, 48)).astype(dtype)
     bias = rng.normal(size=48).astype(dtype)
     grad = rng.normal(size=(len(features), 48)).astype(dtype)
     acc = np.empty((len(features), 48), dtype=dtype)
@@ -163,6 +171,14 @@ def test_training_reduces_validation_loss_and_is_reproducible(data_file: Path, t
         log=None,
     )
     assert resumed.history[0].val_loss < 0.6 * start
+    # a plain network warm-starts mirrored inputs: it begins where the plain one ended
+    mirrored = run_train(
+        small_config(data_file, tmp_path / "e.nnue", epochs=1, init=str(tmp_path / "a.npz"), lr=5e-4,
+                     buckets=8, king_buckets=1),
+        progress_stream=None,
+        log=None,
+    )
+    assert mirrored.network.king_buckets == 1 and mirrored.initial_val_loss < 0.6 * start
 
 
 def test_trained_network_ranks_material(data_file: Path, tmp_path: Path) -> None:
@@ -303,17 +319,22 @@ def test_recentring_the_output_bias_removes_the_mean_rounding_error() -> None:
     assert abs(float(np.mean(gap))) < 1.5
 
 
-@pytest.mark.parametrize("buckets", [1, 8])
+@pytest.mark.parametrize("buckets, king_buckets", [(1, 0), (8, 0), (8, 1)])
 def test_an_interrupted_training_resumes_as_if_it_never_stopped(data_file: Path, tmp_path: Path,
-                                                                buckets: int) -> None:
-    whole = run_train(small_config(data_file, tmp_path / "whole.nnue", epochs=3, buckets=buckets),
+                                                                buckets: int, king_buckets: int) -> None:
+    shape = dict(buckets=buckets, king_buckets=king_buckets)
+    whole = run_train(small_config(data_file, tmp_path / "whole.nnue", epochs=3, **shape),
                       progress_stream=None, log=None)
     parts = tmp_path / "parts.nnue"
-    first = run_train(small_config(data_file, parts, epochs=3, buckets=buckets, stop_after=2),
+    first = run_train(small_config(data_file, parts, epochs=3, stop_after=2, **shape),
                       progress_stream=None, log=None)
     assert len(first.history) == 2 and not parts.exists()             # no network until the end
     assert (tmp_path / "parts.nnue.train.npz").exists()
-    rest = run_train(small_config(data_file, parts, epochs=3, buckets=buckets, resume=True),
+    if king_buckets:
+        with pytest.raises(ValueError, match="other settings"):      # the inputs are part of the run
+            run_train(small_config(data_file, parts, epochs=3, buckets=buckets, resume=True),
+                      progress_stream=None, log=None)
+    rest = run_train(small_config(data_file, parts, epochs=3, resume=True, **shape),
                      progress_stream=None, log=None)
     assert parts.read_bytes() == (tmp_path / "whole.nnue").read_bytes()
     assert [h.val_loss for h in rest.history] == [h.val_loss for h in whole.history]
@@ -328,3 +349,50 @@ def test_a_resume_with_other_settings_is_refused(data_file: Path, tmp_path: Path
     (tmp_path / "net.nnue.train.npz").write_bytes(b"not a state")
     with pytest.raises(ValueError, match="cannot resume"):
         run_train(small_config(data_file, out, epochs=2, resume=True), progress_stream=None, log=None)
+
+
+def test_the_command_line_takes_king_buckets() -> None:
+    parser = build_parser()
+    config = config_from_args(parser.parse_args(["--data", "a.fgame", "--out", "n.nnue", "--king-buckets", "4"]))
+    assert config.king_buckets == 4 and config.buckets == 8
+    assert config_from_args(parser.parse_args(["--data", "a", "--out", "n"])).king_buckets == 0
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--data", "a", "--out", "n", "--king-buckets", "3"])
+    with pytest.raises(ValueError, match="output buckets with king buckets"):
+        check_config(TrainConfig(data=["a"], out="n", buckets=1, king_buckets=1))
+
+
+@pytest.mark.parametrize("variant", dispatch.runnable_variants())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:
+    """output_forward and output_backward (vector kernels on float32, in every core
+    variant this CPU runs) against the numpy formulas, with accumulators below 0,
+    inside (0, 1), at 0 and 1 and above."""
+    module = importlib.import_module(f"core_cy._core_{variant}")
+    output_forward, output_backward = module.output_forward, module.output_backward
+    rng = np.random.default_rng(7)
+    n, h, buckets = 300, 48, 8
+    acc = rng.uniform(-0.5, 1.5, (2 * n, h)).astype(dtype)
+    acc[:, :4] = [0.0, 1.0, -0.0, 0.999999]
+    out_w = rng.normal(0, 0.5, (buckets, 2 * h)).astype(dtype)
+    out_b = rng.normal(0, 0.1, buckets).astype(dtype)
+    bucket = rng.integers(0, buckets, n).astype(np.int64)
+    dy = rng.normal(0, 1e-3, n).astype(dtype)
+    c = np.clip(acc.astype(np.float64), 0, 1)
+    w = out_w.astype(np.float64)[bucket]
+    expected_y = np.sum(c[:n] ** 2 * w[:, :h], axis=1) + np.sum(c[n:] ** 2 * w[:, h:], axis=1) + out_b[bucket]
+    y = np.empty(n, dtype=dtype)
+    output_forward(acc, out_w, out_b, bucket, y)
+    np.testing.assert_allclose(y, expected_y, rtol=1e-5, atol=1e-5)
+    expected_dw = np.zeros((buckets, 2 * h))
+    np.add.at(expected_dw, bucket, dy[:, None] * np.concatenate([c[:n] ** 2, c[n:] ** 2], axis=1))
+    expected_dacc = np.where(c < 1, 2 * np.concatenate([dy, dy])[:, None] * np.concatenate([w[:, :h], w[:, h:]]) * c, 0)
+    d_out_w, d_out_b = np.zeros_like(out_w), np.zeros_like(out_b)
+    output_backward(acc, out_w, bucket, dy, d_out_w, d_out_b)
+    np.testing.assert_allclose(d_out_w, expected_dw, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(d_out_b, np.bincount(bucket, dy, buckets), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(acc, expected_dacc, rtol=1e-5, atol=1e-9)
+    with pytest.raises(ValueError, match="shapes"):
+        output_forward(np.ascontiguousarray(acc[:, :40]), out_w, out_b, bucket, y)
+    with pytest.raises(ValueError, match="bucket 8"):
+        output_forward(acc, out_w, out_b, np.full(n, 8, dtype=np.int64), y)

@@ -97,3 +97,17 @@ def test_the_uci_path_does_not_import_numpy():
             "Engine(listener=None);"
             "sys.exit(1 if 'numpy' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
+
+
+def test_a_king_bucketed_network_is_loaded_named_and_searched(engine, tmp_path):
+    import numpy as np
+
+    from fianchetto.learn.network import FloatNetwork, QuantNetwork
+
+    path = tmp_path / "kings.nnue"
+    QuantNetwork.quantise(FloatNetwork.initial(32, np.random.default_rng(5), 8, 4)).save(path)
+    engine.send(f"setoption name EvalFile value {path}")
+    assert not [l for l in engine.sync() if "refused" in l or "cannot" in l]
+    assert eval_lines(engine)[-1].endswith("kings.nnue (32 hidden, 4 king buckets)")
+    _, best, _ = engine.go("go depth 5")
+    assert best and best != "(none)"

@@ -24,7 +24,7 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
-from fianchetto.learn.data import Batch, Dataset, decode
+from fianchetto.learn.data import Dataset, decode
 from fianchetto.learn.network import QuantNetwork, integer_evaluate, load_float
 
 
@@ -35,18 +35,23 @@ class Fit:
     slope: float
 
 
-def sample(paths: Sequence[str], every: int) -> Batch:
-    """Every ``every``-th position of the files, in order."""
+def sample(paths: Sequence[str], every: int) -> np.ndarray:
+    """The records of every ``every``-th position of the files, in order."""
     dataset = Dataset(list(paths))
-    return decode(dataset.take(np.arange(0, len(dataset), every)))
+    return dataset.take(np.arange(0, len(dataset), every))
 
 
-def evaluate(path: str, batch: Batch) -> np.ndarray:
+def evaluate(path: str, records: np.ndarray) -> np.ndarray:
     """Centipawns from the network in ``path``: integer arithmetic for a FIANNUE
-    file, float arithmetic for an ``.npz`` checkpoint."""
+    file, float arithmetic for an ``.npz`` checkpoint (each reads the records with
+    its own inputs)."""
     if path.endswith(".npz"):
-        return load_float(path).evaluate_cp(batch.stm, batch.nstm).astype(np.float64)
-    return integer_evaluate(QuantNetwork.load(path), batch.stm, batch.nstm).astype(np.float64)
+        net = load_float(path)
+        batch = decode(records, net.king_buckets)
+        return net.evaluate_cp(batch.stm, batch.nstm).astype(np.float64)
+    quantised = QuantNetwork.load(path)
+    batch = decode(records, quantised.king_buckets)
+    return integer_evaluate(quantised, batch.stm, batch.nstm).astype(np.float64)
 
 
 def rms(values: np.ndarray) -> float:
@@ -75,11 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=100, help="take every N-th position (default 100)")
     parser.add_argument("--limit", type=int, default=1000, help="ignore positions scored beyond +-N cp (default 1000)")
     args = parser.parse_args(argv)
-    batch = sample([p for p in args.data.split(",") if p], max(args.every, 1))
-    scores = batch.score.astype(np.float64)
+    records = sample([p for p in args.data.split(",") if p], max(args.every, 1))
+    scores = records["score"].astype(np.float64)
     keep = np.abs(scores) < args.limit
     print(f"{int(keep.sum())} positions with |score| < {args.limit}")
-    evals = {path: evaluate(path, batch) for path in args.networks}
+    evals = {path: evaluate(path, records) for path in args.networks}
     for path, values in evals.items():
         stats = fit(values[keep], scores[keep])
         print(f"{path}: mean {stats.mean:+.1f} cp  rms {stats.rms:.1f} cp  slope {stats.slope:.3f}")

@@ -11,7 +11,14 @@ NETWORK_HEADER_BYTES = NNUE_HEADER_BYTES
 NETWORK_INPUTS = NNUE_INPUTS
 NETWORK_MAX_HIDDEN = NNUE_MAX_HIDDEN
 #: Architecture -> output buckets, as the core reads them (learn/network.py declares the same).
-NETWORK_OUTPUT_BUCKETS = {NNUE_ARCH_SCRELU: 1, NNUE_ARCH_BUCKETS: NNUE_MAX_BUCKETS}
+NETWORK_OUTPUT_BUCKETS = {NNUE_ARCH_SCRELU: 1, NNUE_ARCH_BUCKETS: NNUE_MAX_BUCKETS,
+                          NNUE_ARCH_KING_BUCKETS: NNUE_MAX_BUCKETS}
+#: King buckets -> the bucket of each square of files a-d (index rank * 4 + file) where
+#: a view's own king stands, seen from its side (architecture 3; learn/data.py the same).
+NETWORK_KING_BUCKET_LAYOUTS = {
+    1: (0,) * 32,
+    4: (0, 0, 1, 1) + (2,) * 4 + (3,) * 24,
+}
 #: (QA, QB, scale) evaluated with constant divisors (learn/network.py trains with them).
 NETWORK_QUANTISATION = (NNUE_QA, NNUE_QB, NNUE_SCALE)
 DATA_MAGIC = b"FIANDATA"
@@ -25,27 +32,33 @@ def _network_header(data):
     if len(data) < NNUE_HEADER_BYTES:
         raise ValueError(f"truncated network file ({len(data)} bytes, the header alone is {NNUE_HEADER_BYTES})")
     (magic, version, arch, inputs, hidden, qa, qb, scale, payload, checksum,
-     _reserved) = NETWORK_HEADER.unpack_from(data, 0)
+     king_buckets) = NETWORK_HEADER.unpack_from(data, 0)
     if magic != NETWORK_MAGIC:
         raise ValueError("not a Fianchetto network file (bad magic)")
     if version != NNUE_VERSION:
         raise ValueError(f"network file version {version}, this engine reads version {NNUE_VERSION}")
-    if arch not in NETWORK_OUTPUT_BUCKETS or inputs != NNUE_INPUTS:
+    if arch == NNUE_ARCH_KING_BUCKETS and king_buckets not in NETWORK_KING_BUCKET_LAYOUTS:
+        raise ValueError(f"network with {king_buckets} king buckets; this engine reads "
+                         f"{', '.join(map(str, NETWORK_KING_BUCKET_LAYOUTS))}")
+    if arch != NNUE_ARCH_KING_BUCKETS and king_buckets != 0:
+        raise ValueError(f"network architecture {arch} with {king_buckets} king buckets")
+    if arch not in NETWORK_OUTPUT_BUCKETS or inputs != NNUE_INPUTS * max(1, king_buckets):
         raise ValueError(f"unknown network architecture {arch} with {inputs} inputs")
     buckets = NETWORK_OUTPUT_BUCKETS[arch]
     if not (16 <= hidden <= NNUE_MAX_HIDDEN and hidden % 16 == 0):
         raise ValueError(f"hidden layer of {hidden} not supported (16..{NNUE_MAX_HIDDEN}, a multiple of 16)")
     if not (1 <= qa <= 255 and 1 <= qb <= 1024 and 1 <= scale <= 10000):
         raise ValueError(f"quantisation out of range (QA {qa}, QB {qb}, scale {scale})")
-    expected = 2 * (NNUE_INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
+    expected = 2 * (inputs * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
     if payload != expected:
         raise ValueError(f"payload of {payload} bytes, the architecture needs {expected}")
     if len(data) != NNUE_HEADER_BYTES + payload:
         raise ValueError(f"network file is {len(data)} bytes, expected {NNUE_HEADER_BYTES + payload} (truncated or padded)")
-    return dict(hidden=hidden, buckets=buckets, qa=qa, qb=qb, scale=scale, checksum=checksum)
+    return dict(hidden=hidden, buckets=buckets, king_buckets=king_buckets, inputs=inputs, qa=qa, qb=qb,
+                scale=scale, checksum=checksum)
 
 
-cdef bint network_in_range(const Network* net) noexcept nogil:
+cdef bint network_in_range(const Network* net, int inputs) noexcept nogil:
     """Accumulators cannot overflow int16 (32 pieces) and v * w fits 16 bits."""
     cdef int i, f, h = net.hidden, worst
     for i in range(2 * h * net.buckets):
@@ -53,7 +66,7 @@ cdef bint network_in_range(const Network* net) noexcept nogil:
             return False
     for i in range(h):
         worst = iabs(net.ft_bias[i])
-        for f in range(NNUE_INPUTS):
+        for f in range(inputs):
             worst = max(worst, iabs(net.ft_bias[i]) + 32 * iabs(net.ft_weights[f * h + i]))
         if worst > 32767:
             return False
@@ -74,18 +87,33 @@ def load_network(data):
     if fnv1a32(p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES) != header["checksum"]:
         raise ValueError("network file checksum mismatch (corrupt file)")
     buckets = header["buckets"]
-    if not network_alloc(&fresh, header["hidden"], buckets):
+    if not network_alloc(&fresh, header["hidden"], buckets, header["king_buckets"]):
         raise MemoryError("cannot allocate the network")
+    set_king_views(&fresh, NETWORK_KING_BUCKET_LAYOUTS.get(header["king_buckets"]))
     memcpy(fresh.ft_weights, p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES - 4 * buckets)
     for i, bias in enumerate(_struct.unpack_from(f"<{buckets}i", raw, len(raw) - 4 * buckets)):
         fresh.out_bias[i] = bias
     fresh.qa, fresh.qb, fresh.scale = header["qa"], header["qb"], header["scale"]
-    if not network_in_range(&fresh):
+    if not network_in_range(&fresh, header["inputs"]):
         network_free(&fresh)
         raise ValueError("network weights out of range (accumulators could overflow)")
     network_free(&NET)
     NET = fresh
-    return {"hidden": header["hidden"], "buckets": buckets, "checksum": header["checksum"]}
+    return {"hidden": header["hidden"], "buckets": buckets, "king_buckets": header["king_buckets"],
+            "checksum": header["checksum"]}
+
+
+cdef set_king_views(Network* net, layout):
+    """Each square a view's own king may stand on (seen from its side): mirror the
+    files when it is on e-h, and the first input of its bucket in `layout` (None:
+    no king buckets, every square the plain view)."""
+    cdef int k, mirrored
+    if layout is None:
+        return
+    for k in range(64):
+        net.king_flip[k] = 7 if k % 8 >= 4 else 0
+        mirrored = k ^ net.king_flip[k]
+        net.king_base[k] = layout[(mirrored // 8) * 4 + mirrored % 8] * NNUE_INPUTS
 
 
 def unload_network():
@@ -111,6 +139,11 @@ def network_hidden():
     return NET.hidden if NET.ft_weights != NULL else 0
 
 
+def network_king_buckets():
+    """The loaded network's king buckets, 0 when it has none (or none is loaded)."""
+    return NET.king_buckets if NET.ft_weights != NULL else 0
+
+
 def evaluate_network(Board board):
     """The network's static evaluation of board (side to move's view); ValueError without one."""
     if NET.ft_weights == NULL:
@@ -124,10 +157,12 @@ def evaluate_hand_crafted(Board board):
     return evaluate_hce(&board.pos)
 
 
-def accumulator_mismatch(Board board):
+def accumulator_mismatch(Board board, int stride=1):
     """Replay board's moves from its first position with incremental accumulator
-    updates, comparing with a full refresh after every move. Returns the number of
-    the first move whose accumulator differs, or -1 when all agree (for tests)."""
+    updates, comparing with a full refresh after every `stride` moves (and the
+    last): a stride above 1 leaves chains of moves for one lazy update. Returns
+    the number of the first move whose accumulator differs, or -1 when all agree
+    (for tests)."""
     cdef Board replay = board.copy()
     cdef Accumulator* accs = NULL
     cdef Accumulator fresh
@@ -135,6 +170,8 @@ def accumulator_mismatch(Board board):
     cdef int count = board.pos.st_index
     if NET.ft_weights == NULL:
         raise ValueError("no network loaded")
+    if stride < 1:
+        raise ValueError("stride must be at least 1")
     for i in range(count, 0, -1):
         undo_move(&replay.pos, board.pos.states[i].move)
     if not attach_accumulators(&replay.pos, &accs, &capacity):
@@ -143,6 +180,8 @@ def accumulator_mismatch(Board board):
         current_accumulator(&replay.pos)
         for i in range(count):
             do_move(&replay.pos, board.pos.states[i + 1].move)
+            if (i + 1) % stride and i + 1 < count:
+                continue
             accumulator_refresh(&replay.pos, &fresh)
             if not accumulators_equal(current_accumulator(&replay.pos), &fresh):
                 bad = i
@@ -151,7 +190,6 @@ def accumulator_mismatch(Board board):
         replay.pos.accs = NULL
         fc_free_aligned(accs)
     return bad
-
 
 
 cdef class SelfPlayWorker:
@@ -360,3 +398,90 @@ def sparse_gradient(const int16_t[:, ::1] features, const learn_real[:, ::1] gra
                 if 0 <= f < inputs:
                     for j in range(h):
                         out[f, j] += grad[i, j]
+
+
+# The output layer of training, forward and backward, each one pass over the
+# accumulators (numpy took seven: clip, square, gather, products, masks). On
+# float32 the vector kernels of learn_simd.h; on float64 (the gradient checks of
+# the tests) the same arithmetic in plain loops.
+
+cdef extern from "learn_simd.h":
+    float fc_f32_screlu_dot(const float* acc, const float* w, int n) noexcept nogil
+    void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) noexcept nogil
+
+
+cdef inline double clamp01(double a) noexcept nogil:
+    return 0.0 if a < 0.0 else (1.0 if a > 1.0 else a)
+
+
+cdef learn_real screlu_dot(const learn_real* acc, const learn_real* w, Py_ssize_t h) noexcept nogil:
+    """sum of clamp(acc[j], 0, 1)^2 * w[j]."""
+    cdef double total = 0.0, c
+    cdef Py_ssize_t j
+    if learn_real is float:
+        return fc_f32_screlu_dot(acc, w, <int>h)
+    for j in range(h):
+        c = clamp01(acc[j])
+        total += c * c * w[j]
+    return <learn_real>total
+
+
+cdef void screlu_backward(learn_real* acc, const learn_real* w, learn_real* d_w, learn_real g,
+                          Py_ssize_t h) noexcept nogil:
+    """One view's row: d_w += g c^2, and acc = 2 g w c where c = clamp(acc, 0, 1) < 1, else 0."""
+    cdef learn_real c
+    cdef Py_ssize_t j
+    if learn_real is float:
+        fc_f32_screlu_backward(acc, w, d_w, g, <int>h)
+        return
+    for j in range(h):
+        c = <learn_real>clamp01(acc[j])
+        d_w[j] += g * c * c
+        acc[j] = 2 * g * w[j] * c if c < 1 else 0
+
+
+cdef check_output_shapes(Py_ssize_t rows, Py_ssize_t h, Py_ssize_t n, Py_ssize_t weight_rows,
+                         Py_ssize_t weight_cols, Py_ssize_t biases, const int64_t[::1] bucket):
+    """ValueError unless the arrays of output_forward or output_backward fit together."""
+    cdef Py_ssize_t i
+    if rows != 2 * n or weight_cols != 2 * h or h % 16 or biases != weight_rows or bucket.shape[0] != n:
+        raise ValueError(f"shapes do not fit: accumulators {rows}x{h}, {n} positions, "
+                         f"output weights {weight_rows}x{weight_cols}, {biases} biases, {bucket.shape[0]} buckets")
+    for i in range(n):
+        if not 0 <= bucket[i] < weight_rows:
+            raise ValueError(f"output bucket {bucket[i]} of position {i} is not one of 0..{weight_rows - 1}")
+
+
+def output_forward(const learn_real[:, ::1] acc, const learn_real[:, ::1] out_w,
+                   const learn_real[::1] out_b, const int64_t[::1] bucket, learn_real[::1] y):
+    """y[i] = screlu(acc[i]) . out_w[b, :H] + screlu(acc[n + i]) . out_w[b, H:] + out_b[b]
+    with b = bucket[i], for the n positions whose side to move's accumulator is row
+    i of acc and the other side's row n + i (acc before the activation, H a
+    multiple of 16)."""
+    cdef Py_ssize_t n = y.shape[0], h = acc.shape[1], i
+    cdef int64_t b
+    check_output_shapes(acc.shape[0], h, n, out_w.shape[0], out_w.shape[1], out_b.shape[0], bucket)
+    with nogil:
+        for i in range(n):
+            b = bucket[i]
+            y[i] = (screlu_dot(&acc[i, 0], &out_w[b, 0], h) + screlu_dot(&acc[n + i, 0], &out_w[b, h], h)
+                    + out_b[b])
+
+
+def output_backward(learn_real[:, ::1] acc, const learn_real[:, ::1] out_w, const int64_t[::1] bucket,
+                    const learn_real[::1] dy, learn_real[:, ::1] d_out_w, learn_real[::1] d_out_b):
+    """From dL/dy of each position, add the output layer's gradients to d_out_w and
+    d_out_b, and turn acc (the accumulators of output_forward) into dL/d acc, in
+    place: 2 c w dy where c = clamp(acc, 0, 1) is below 1, else 0."""
+    cdef Py_ssize_t n = dy.shape[0], h = acc.shape[1], i, view
+    cdef int64_t b
+    check_output_shapes(acc.shape[0], h, n, out_w.shape[0], out_w.shape[1], d_out_b.shape[0], bucket)
+    if d_out_w.shape[0] != out_w.shape[0] or d_out_w.shape[1] != out_w.shape[1]:
+        raise ValueError(f"shapes do not fit: output weights {out_w.shape[0]}x{out_w.shape[1]}, "
+                         f"their gradient {d_out_w.shape[0]}x{d_out_w.shape[1]}")
+    with nogil:
+        for i in range(n):
+            b = bucket[i]
+            d_out_b[b] += dy[i]
+            for view in range(2):
+                screlu_backward(&acc[i + view * n, 0], &out_w[b, view * h], &d_out_w[b, view * h], dy[i], h)

@@ -1,20 +1,26 @@
 # The learned evaluation: an efficiently updatable network (768 -> H) x 2 -> 1, with
 # one output layer (architecture 1) or eight chosen by the number of pieces
-# (architecture 2, output buckets).
+# (architecture 2, output buckets); architecture 3 adds king buckets to 2.
 #
 # Each side's view of the board is a set of active features (piece, square),
-# mirrored for black. The first layer's output for each view, the accumulator,
-# is the bias plus the weight rows of the active features; a move changes at
-# most four features, so the accumulator of a child is its parent's plus and
-# minus a few rows (do_move records which in StateInfo.dirty_*). Accumulators
-# are brought up to date lazily, when a node is evaluated. The output layer
-# squares the clipped accumulators (SCReLU) and takes a dot product, on C
-# integer arrays, with the vector kernels of simd.h. The file format is
-# described in docs/training.md.
+# mirrored for black. In architecture 3 a view also sees its own king on files
+# a-d (the board mirrored left to right when it stands on e-h), and the king's
+# square so seen picks one of K sets of 768 inputs (its "king view").
+#
+# The first layer's output for each view, the accumulator, is the bias plus the
+# weight rows of the active features; a move changes at most four features, so
+# the accumulator of a child is its parent's plus and minus a few rows (do_move
+# records which in StateInfo.dirty_*). Accumulators are brought up to date
+# lazily, when a node is evaluated; a king move that changes its side's king
+# view cannot be replayed, and the accumulator is refreshed instead
+# (current_accumulator). The output layer squares the clipped accumulators
+# (SCReLU) and takes a dot product, on C integer arrays, with the vector
+# kernels of simd.h. The file format is described in docs/training.md.
 
 cdef enum:
     NNUE_ARCH_SCRELU = 1       # 768 -> H perspective, SCReLU, -> 1
     NNUE_ARCH_BUCKETS = 2      # the same, -> 8 output layers by piece count
+    NNUE_ARCH_KING_BUCKETS = 3 # 768 x K king buckets, mirrored -> H, -> 8 output layers
     NNUE_MAX_BUCKETS = 8
     NNUE_VERSION = 1
     NNUE_HEADER_BYTES = 48
@@ -28,6 +34,9 @@ cdef enum:
 ctypedef struct Network:
     int hidden
     int buckets                # output layers: 1, or NNUE_MAX_BUCKETS by piece count
+    int king_buckets           # sets of NNUE_INPUTS inputs by king square; 0: one, unmirrored
+    uint8_t king_flip[64]      # by the view's own king square, seen from its side: 7 to
+    uint16_t king_base[64]     #   mirror files, and the first input of the king's bucket
     int qa                     # activation quantisation (clip value)
     int qb                     # output weight quantisation
     int scale                  # network units to centipawns
@@ -58,8 +67,43 @@ cdef extern from "simd.h":
     int64_t fc_screlu_dot(const int16_t* acc, const int16_t* w, int n, int16_t qa) noexcept nogil
     const char* fc_simd_kind() noexcept nogil
 
-cdef inline const int16_t* weight_row(Color view, Piece pc, Square s) noexcept nogil:
-    return NET.ft_weights + feature_index(view, pc, s) * NET.hidden
+ctypedef struct KingView:
+    const int16_t* rows        # the first weight row of the view's king bucket
+    int flip                   # 7: the view sees the board mirrored left to right
+
+cdef inline int oriented(Color view, Square s) noexcept nogil:
+    return s ^ 56 if view == BLACK else s
+
+cdef inline KingView king_view(const Position* pos, Color view) noexcept nogil:
+    """How `view` sees the board, from its own king's square (architecture 3; in
+    the others every square gives no flip and the first rows)."""
+    cdef KingView kv
+    cdef int k
+    if NET.king_buckets == 0:
+        kv.flip = 0
+        kv.rows = NET.ft_weights
+        return kv
+    k = oriented(view, king_square(pos, view))
+    kv.flip = NET.king_flip[k]
+    kv.rows = NET.ft_weights + <size_t>NET.king_base[k] * NET.hidden
+    return kv
+
+cdef inline bint same_king_view(Color c, Square a, Square b) noexcept nogil:
+    """c's view is the same with its king on a and on b."""
+    cdef int x = oriented(c, a), y = oriented(c, b)
+    return NET.king_flip[x] == NET.king_flip[y] and NET.king_base[x] == NET.king_base[y]
+
+cdef inline bint changes_king_view(const StateInfo* st) noexcept nogil:
+    """The move into st took a king to a square its side sees with another king view
+    (architecture 3; the caller skips the test for the others)."""
+    cdef int i
+    for i in range(st.dirty_count):
+        if type_of(st.dirty_piece[i]) == KING and st.dirty_from[i] != NO_SQUARE and st.dirty_to[i] != NO_SQUARE:
+            return not same_king_view(color_of(st.dirty_piece[i]), st.dirty_from[i], st.dirty_to[i])
+    return False
+
+cdef inline const int16_t* weight_row(const KingView* kv, Color view, Piece pc, Square s) noexcept nogil:
+    return kv.rows + feature_index(view, pc, s ^ kv.flip) * NET.hidden
 
 cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept nogil:
     """Bias plus the rows of every piece on the board, for both views."""
@@ -68,21 +112,24 @@ cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept no
     cdef Color view
     cdef Bitboard b
     cdef Square s
+    cdef KingView kv
     for view in range(2):
+        kv = king_view(pos, view)
         count = 0
         b = pos.by_type[0]
         while b:
             s = pop_lsb(&b)
-            rows[count] = weight_row(view, pos.board[s], s)
+            rows[count] = weight_row(&kv, view, pos.board[s], s)
             count += 1
         fc_acc_refresh(acc.v[view], NET.ft_bias, rows, count, NET.hidden)
 
 cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
-                             const StateInfo* st) noexcept nogil:
+                             const StateInfo* st, const KingView* views) noexcept nogil:
     """The parent's accumulator changed by the pieces the move moved, took or promoted.
     The rows to add and to subtract are gathered first; the two common shapes (a
     quiet move, a capture) are then applied in one pass, the others row by row.
-    int16 sums wrap, so the order of the additions cannot change the result."""
+    int16 sums wrap, so the order of the additions cannot change the result.
+    `views` are both sides' king views, the same in parent and child."""
     cdef int h = NET.hidden, i, adds, subs
     cdef const int16_t* add_rows[3]
     cdef const int16_t* sub_rows[3]
@@ -92,10 +139,10 @@ cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
         subs = 0
         for i in range(st.dirty_count):
             if st.dirty_from[i] != NO_SQUARE:
-                sub_rows[subs] = weight_row(view, st.dirty_piece[i], st.dirty_from[i])
+                sub_rows[subs] = weight_row(&views[view], view, st.dirty_piece[i], st.dirty_from[i])
                 subs += 1
             if st.dirty_to[i] != NO_SQUARE:
-                add_rows[adds] = weight_row(view, st.dirty_piece[i], st.dirty_to[i])
+                add_rows[adds] = weight_row(&views[view], view, st.dirty_piece[i], st.dirty_to[i])
                 adds += 1
         if adds == 1 and subs == 1:
             fc_acc_copy_add_sub(acc.v[view], parent.v[view], add_rows[0], sub_rows[0], h)
@@ -111,14 +158,22 @@ cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
 
 cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     """The up-to-date accumulator of the current state: replay the moves since the
-    nearest computed ancestor, or refresh when there is none close enough."""
+    nearest computed ancestor, or refresh when there is none close enough or a
+    king changed its king view on the way (then the views of the states between
+    are not those of the current one)."""
     cdef int top = pos.st_index, j = top
+    cdef bint crossed = False, kings = NET.king_buckets != 0
+    cdef KingView views[2]
     while j > 0 and not pos.states[j].acc_computed and top - j < NNUE_MAX_CHAIN:
+        if kings and not crossed:
+            crossed = changes_king_view(&pos.states[j])
         j -= 1
-    if pos.states[j].acc_computed:
+    if pos.states[j].acc_computed and not crossed:
+        views[0] = king_view(pos, WHITE)
+        views[1] = king_view(pos, BLACK)
         while j < top:
             j += 1
-            accumulator_update(&pos.accs[j - 1], &pos.accs[j], &pos.states[j])
+            accumulator_update(&pos.accs[j - 1], &pos.accs[j], &pos.states[j], views)
             pos.states[j].acc_computed = True
     else:
         accumulator_refresh(pos, &pos.accs[top])
@@ -210,17 +265,22 @@ cdef void network_free(Network* net) noexcept nogil:
     net.out_weights = NULL
     net.hidden = 0
 
-cdef bint network_alloc(Network* net, int hidden, int buckets) noexcept nogil:
+cdef bint network_alloc(Network* net, int hidden, int buckets, int king_buckets) noexcept nogil:
     """One block for all the int16 parameters (on huge pages where there are: rows
-    are read at random); False when memory is short."""
-    cdef size_t count = (<size_t>NNUE_INPUTS + 1 + 2 * buckets) * hidden
+    are read at random); False when memory is short. The king views are set by
+    the loader (set_king_views); until then every square has the first rows."""
+    cdef size_t inputs = <size_t>NNUE_INPUTS * max(1, king_buckets)
+    cdef size_t count = (inputs + 1 + 2 * buckets) * hidden
     net.ft_weights = <int16_t*>fc_alloc_table(count * sizeof(int16_t))
     if net.ft_weights == NULL:
         return False
-    net.ft_bias = net.ft_weights + NNUE_INPUTS * hidden
+    net.ft_bias = net.ft_weights + inputs * hidden
     net.out_weights = net.ft_bias + hidden
     net.hidden = hidden
     net.buckets = buckets
+    net.king_buckets = king_buckets
+    memset(net.king_flip, 0, sizeof(net.king_flip))
+    memset(net.king_base, 0, sizeof(net.king_base))
     return True
 
 

@@ -135,5 +135,7 @@ class EvaluationChoice:
 
     def describe(self) -> str:
         if core.network_active():
-            return f"network {self.loaded} ({core.network_hidden()} hidden)"
+            kings = core.network_king_buckets()
+            shape = f"{core.network_hidden()} hidden" + (f", {kings} king bucket{'s' * (kings > 1)}" if kings else "")
+            return f"network {self.loaded} ({shape})"
         return "hand-crafted evaluation"

@@ -51,12 +51,23 @@ RECORD_DTYPE = np.dtype(
 )
 assert RECORD_DTYPE.itemsize == RECORD_SIZE
 
-#: Inputs per perspective: 2 colours x 6 piece types x 64 squares.
+#: Inputs per perspective and king bucket: 2 colours x 6 piece types x 64 squares.
 NUM_FEATURES = 768
 #: The most pieces a record can hold (16 bytes of nibbles).
 MAX_PIECES = 32
-#: Feature index that pads a position's feature list; it names no feature.
-PAD_FEATURE = NUM_FEATURES
+#: Feature index that pads a position's feature list; it names no feature of any layout.
+PAD_FEATURE = 32767
+#: King buckets (architecture 3). Each view sees the board with its own king on
+#: files a-d (mirrored left to right when the king stands on e-h), and the
+#: king's square, so seen, picks one of K sets of 768 inputs: the table maps
+#: ``rank * 4 + file`` (files a-d) of that square to the bucket. 0 king buckets
+#: is the plain layout of architectures 1 and 2 (no mirroring, 768 inputs).
+KING_BUCKET_LAYOUTS = {
+    1: (0,) * 32,
+    4: (0, 0, 1, 1,       # first rank: a/b (castled), c/d
+        2, 2, 2, 2,       # second rank
+        *(3,) * 24),      # further up
+}
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -198,21 +209,53 @@ def decode_pieces(records: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarr
     return row, slot, square.astype(np.int16), code
 
 
-def feature_index(colour: np.ndarray, piece_type: np.ndarray, square: np.ndarray, perspective: np.ndarray) -> np.ndarray:
+def feature_index(colour: np.ndarray, piece_type: np.ndarray, square: np.ndarray, perspective: np.ndarray,
+                  king: np.ndarray = None, king_buckets: int = 0) -> np.ndarray:
     """Feature index of a piece seen from ``perspective`` (0 white, 1 black); broadcasts.
 
     ``384 * (colour != perspective) + 64 * (type - 1) + square``, the square
-    mirrored vertically (``s ^ 56``) for black's view.
+    mirrored vertically (``s ^ 56``) for black's view. With king buckets,
+    ``king`` is the square of the perspective's own king: when it stands on
+    files e-h every square is also mirrored left to right (``s ^ 7``), and the
+    index is offset by ``768 * bucket`` (:func:`king_view`).
     """
     colour = np.asarray(colour, dtype=np.int16)
     perspective = np.asarray(perspective, dtype=np.int16)
     square = np.asarray(square, dtype=np.int16)
     oriented = np.where(perspective == 0, square, square ^ 56)
-    return 384 * (colour != perspective) + 64 * (np.asarray(piece_type, dtype=np.int16) - 1) + oriented
+    base = np.int16(0)
+    if king_buckets:
+        flip, bucket = king_view(np.asarray(king, dtype=np.int16) ^ (perspective * 56), king_buckets)
+        oriented = oriented ^ flip
+        base = NUM_FEATURES * bucket
+    return base + 384 * (colour != perspective) + 64 * (np.asarray(piece_type, dtype=np.int16) - 1) + oriented
 
 
-def decode(records: np.ndarray) -> Batch:
-    """Decode a batch of records into padded feature lists and labels."""
+def king_view(oriented_king: np.ndarray, king_buckets: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(file flip, bucket) of a view whose own king stands on ``oriented_king`` (seen
+    from its side): the flip is 7 (mirror left to right) when the king is on files
+    e-h, else 0; the bucket is the layout's entry for the mirrored square."""
+    layout = np.asarray(KING_BUCKET_LAYOUTS[king_buckets], dtype=np.int16)
+    flip = np.where((oriented_king & 7) >= 4, 7, 0).astype(np.int16)
+    mirrored = oriented_king ^ flip
+    return flip, layout[(mirrored >> 3) * 4 + (mirrored & 7)]
+
+
+def king_squares(row: np.ndarray, square: np.ndarray, code: np.ndarray, size: int) -> np.ndarray:
+    """``(size, 2)``: each record's white and black king square (decode_pieces' output)."""
+    kings = np.zeros((size, 2), dtype=np.int16)
+    is_king = (code & 7) == KING_TYPE
+    kings[row[is_king], code[is_king] >> 3] = square[is_king]
+    return kings
+
+
+#: python-chess's number for a king, the low three bits of a piece code.
+KING_TYPE = 6
+
+
+def decode(records: np.ndarray, king_buckets: int = 0) -> Batch:
+    """Decode a batch of records into padded feature lists (of the layout with
+    ``king_buckets``, 0 for architectures 1 and 2) and labels."""
     row, slot, square, code = decode_pieces(records)
     colour = code >> 3
     piece_type = code & 7
@@ -225,8 +268,10 @@ def decode(records: np.ndarray) -> Batch:
     size = len(records)
     stm_features = np.full((size, MAX_PIECES), PAD_FEATURE, dtype=np.int16)
     nstm_features = np.full((size, MAX_PIECES), PAD_FEATURE, dtype=np.int16)
-    stm_features[row, slot] = feature_index(colour, piece_type, square, mover)
-    nstm_features[row, slot] = feature_index(colour, piece_type, square, 1 - mover)
+    kings = king_squares(row, square, code, size) if king_buckets else np.zeros((size, 2), dtype=np.int16)
+    stm_features[row, slot] = feature_index(colour, piece_type, square, mover, kings[row, mover], king_buckets)
+    nstm_features[row, slot] = feature_index(colour, piece_type, square, 1 - mover, kings[row, 1 - mover],
+                                             king_buckets)
     return Batch(
         stm=stm_features,
         nstm=nstm_features,

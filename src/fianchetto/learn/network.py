@@ -6,7 +6,11 @@ accumulator; both accumulators pass through SCReLU (clip to ``[0, 1]``, then
 square) and are concatenated side to move first; one output neuron reads the
 ``2H`` values.  Architecture 2 is the same with 8 output neurons, *output
 buckets*: a position is read by the one for its number of pieces,
-``(pieces - 2) // 4`` (:func:`output_buckets`).  In floats, with ``b`` the
+``(pieces - 2) // 4`` (:func:`output_buckets`).  Architecture 3 adds king
+buckets to architecture 2: each view sees the board with its own king on files
+a-d (mirrored left to right otherwise), and that king's square picks one of K
+sets of 768 inputs (``data.KING_BUCKET_LAYOUTS``; K = 1 is the mirroring
+alone); the feature transformer has ``768 K`` rows.  In floats, with ``b`` the
 position's bucket (always 0 in architecture 1)::
 
     y  = screlu(a_stm) . out_w[b, :H] + screlu(a_nstm) . out_w[b, H:] + out_b[b]
@@ -22,9 +26,10 @@ The core evaluates the quantised network in integers, and
     cp   = clamp(trunc(out * scale / (QA * QB)), -15000, 15000)
 
 File layout (little-endian): a 48-byte header -- magic ``b"FIANNUE\\0"``,
-version 1, architecture (1 or 2), inputs 768, hidden H (a multiple of 16 in
+version 1, architecture (1, 2 or 3), inputs 768 K, hidden H (a multiple of 16 in
 16..1024), QA 255, QB 64, scale 400, payload size, FNV-1a 32-bit checksum of the
-payload, reserved 0 -- then the payload ``ft_w int16[768][H]``, ``ft_b int16[H]``,
+payload, king buckets K (0 in architectures 1 and 2, whose inputs are 768) --
+then the payload ``ft_w int16[inputs][H]``, ``ft_b int16[H]``,
 ``out_w int16[buckets][2H]``, ``out_b int32[buckets]``.
 
 Quantisation error.  Against the float forward pass of the *dequantised*
@@ -43,14 +48,17 @@ from typing import Sequence, Tuple, Union
 import chess
 import numpy as np
 
-from fianchetto.learn.data import MAX_PIECES, NUM_FEATURES, PAD_FEATURE, feature_index, piece_code
+from fianchetto.learn.data import (KING_BUCKET_LAYOUTS, MAX_PIECES, NUM_FEATURES, PAD_FEATURE, feature_index,
+                                   piece_code)
 
 MAGIC = b"FIANNUE\0"
 VERSION = 1
 #: The architectures of the format, declared once: architecture -> output buckets.
 #: The trainer builds them, the file stores them and the core evaluates them
 #: (tests/test_learn_network.py checks the core against this module).
-OUTPUT_BUCKETS = {1: 1, 2: 8}
+OUTPUT_BUCKETS = {1: 1, 2: 8, 3: 8}
+#: The architectures whose inputs are king-bucketed and mirrored (the others have 768).
+KING_BUCKETED = frozenset({3})
 ARCHITECTURE = 1      # what a network with one output bucket is
 QA = 255
 QB = 64
@@ -78,7 +86,7 @@ HEADER_DTYPE = np.dtype(
         ("scale", "<u4"),
         ("payload_bytes", "<u4"),
         ("checksum", "<u4"),
-        ("reserved", "<u4"),
+        ("king_buckets", "<u4"),
     ]
 )
 assert HEADER_DTYPE.itemsize == HEADER_SIZE
@@ -103,23 +111,32 @@ def check_hidden(hidden: int) -> None:
         raise ValueError(f"hidden size {hidden} is not a multiple of 16 in {MIN_HIDDEN}..{MAX_HIDDEN}")
 
 
-def payload_size(hidden: int, buckets: int = 1) -> int:
+def input_count(king_buckets: int = 0) -> int:
+    """Rows of the feature transformer: 768 per king bucket (768 without them)."""
+    return NUM_FEATURES * max(1, king_buckets)
+
+
+def payload_size(hidden: int, buckets: int = 1, king_buckets: int = 0) -> int:
     """Bytes of the payload of a network with ``hidden`` neurons per perspective."""
-    return 2 * (NUM_FEATURES * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
+    return 2 * (input_count(king_buckets) * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
 
 
-def architecture_for(buckets: int) -> int:
-    """The architecture number of a network with this many output buckets."""
+def architecture_for(buckets: int, king_buckets: int = 0) -> int:
+    """The architecture number of a network with this many output and king buckets."""
+    if king_buckets and king_buckets not in KING_BUCKET_LAYOUTS:
+        raise ValueError(f"{king_buckets} king buckets: the format has {sorted(KING_BUCKET_LAYOUTS)}")
     for architecture, count in OUTPUT_BUCKETS.items():
-        if count == buckets:
+        if count == buckets and (architecture in KING_BUCKETED) == bool(king_buckets):
             return architecture
-    raise ValueError(f"{buckets} output buckets: the format has {sorted(OUTPUT_BUCKETS.values())}")
+    raise ValueError(f"{buckets} output buckets{' with king buckets' if king_buckets else ''}: the format has "
+                     + ", ".join(f"{n} ({'king-bucketed, ' if a in KING_BUCKETED else ''}architecture {a})"
+                                 for a, n in OUTPUT_BUCKETS.items()))
 
 
 def output_buckets(features: np.ndarray, buckets: int) -> np.ndarray:
     """Each position's output bucket from its padded feature list ``(B, 32)``: by the
     number of pieces, ``(pieces - 2) * buckets // 32`` (0 with one bucket)."""
-    pieces = np.sum(features < NUM_FEATURES, axis=1)
+    pieces = np.sum(features != PAD_FEATURE, axis=1)
     return np.clip((pieces - 2) * buckets // 32, 0, buckets - 1).astype(np.int64)
 
 
@@ -138,8 +155,9 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 # Features of python-chess boards
 # ---------------------------------------------------------------------------
 
-def board_features(board: chess.Board) -> Tuple[np.ndarray, np.ndarray]:
-    """Padded ``(32,)`` feature lists of a board: side to move's view, then the other's."""
+def board_features(board: chess.Board, king_buckets: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+    """Padded ``(32,)`` feature lists of a board (of the layout with ``king_buckets``):
+    side to move's view, then the other's."""
     squares = sorted(board.piece_map().items())
     if len(squares) > MAX_PIECES:
         raise ValueError(f"{len(squares)} pieces, at most {MAX_PIECES}")
@@ -149,14 +167,15 @@ def board_features(board: chess.Board) -> Tuple[np.ndarray, np.ndarray]:
     views = []
     for perspective in (mover, 1 - mover):
         padded = np.full(MAX_PIECES, PAD_FEATURE, dtype=np.int16)
-        padded[: len(codes)] = feature_index(codes >> 3, codes & 7, where, perspective)
+        king = board.king(chess.WHITE if perspective == 0 else chess.BLACK) or 0
+        padded[: len(codes)] = feature_index(codes >> 3, codes & 7, where, perspective, king, king_buckets)
         views.append(padded)
     return views[0], views[1]
 
 
-def boards_features(boards: Sequence[chess.Board]) -> Tuple[np.ndarray, np.ndarray]:
+def boards_features(boards: Sequence[chess.Board], king_buckets: int = 0) -> Tuple[np.ndarray, np.ndarray]:
     """``(B, 32)`` padded feature lists of several boards, for both views."""
-    pairs = [board_features(board) for board in boards]
+    pairs = [board_features(board, king_buckets) for board in boards]
     empty = np.zeros((0, MAX_PIECES), dtype=np.int16)
     stm = np.stack([p[0] for p in pairs]) if pairs else empty
     nstm = np.stack([p[1] for p in pairs]) if pairs else empty
@@ -166,22 +185,32 @@ def boards_features(boards: Sequence[chess.Board]) -> Tuple[np.ndarray, np.ndarr
 def accumulate(rows: np.ndarray, bias: np.ndarray, features: np.ndarray) -> np.ndarray:
     """``bias + sum of rows[features]`` per position; padding entries add nothing.
 
-    ``rows`` is ``(768, H)``; ``features`` a ``(B, 32)`` padded index array.
+    ``rows`` is ``(inputs, H)``; ``features`` a ``(B, 32)`` padded index array.
     Loops over the 32 slots, not over positions.
     """
     padded = np.concatenate([rows, np.zeros((1, rows.shape[1]), dtype=rows.dtype)])
     acc = np.broadcast_to(bias, (len(features), rows.shape[1])).copy()
     for slot in range(features.shape[1]):
-        acc += padded[features[:, slot]]
+        acc += padded[np.minimum(features[:, slot], len(rows))]
     return acc
 
 
 class NetworkShape:
     """The sizes both kinds of network read off their arrays: ``ft_b`` has one entry
-    per hidden unit, ``out_w`` one row per output bucket."""
+    per hidden unit, ``out_w`` one row per output bucket. ``king_buckets`` (0: none,
+    no mirroring) is the one size the arrays do not tell apart."""
 
     ft_b: np.ndarray
     out_w: np.ndarray
+    king_buckets: int
+
+    @property
+    def architecture(self) -> int:
+        return architecture_for(self.buckets, self.king_buckets)
+
+    @property
+    def inputs(self) -> int:
+        return input_count(self.king_buckets)
 
     @property
     def hidden(self) -> int:
@@ -201,31 +230,30 @@ class FloatNetwork(NetworkShape):
     """Float parameters of a network (float32 arrays). A one-dimensional ``out_w``
     (and one-element ``out_b``) is taken as a single output bucket."""
 
-    ft_w: np.ndarray  # (768, H)
+    ft_w: np.ndarray  # (inputs, H)
     ft_b: np.ndarray  # (H,)
     out_w: np.ndarray  # (buckets, 2H), side to move's half first
     out_b: np.ndarray  # (buckets,)
+    king_buckets: int = 0
 
     def __post_init__(self) -> None:
         self.out_w = self.out_w.reshape(-1, 2 * self.ft_b.shape[0])
         self.out_b = self.out_b.reshape(-1)
 
-    @property
-    def architecture(self) -> int:
-        return architecture_for(self.buckets)
-
     @classmethod
-    def initial(cls, hidden: int, rng: np.random.Generator, buckets: int = 1) -> "FloatNetwork":
+    def initial(cls, hidden: int, rng: np.random.Generator, buckets: int = 1,
+                king_buckets: int = 0) -> "FloatNetwork":
         """Random starting weights: accumulators of a typical position spread over ``[0, 1]``."""
         check_hidden(hidden)
-        architecture_for(buckets)
+        architecture_for(buckets, king_buckets)
         ft_scale = 1.0 / np.sqrt(MAX_PIECES)
         out_scale = 1.0 / np.sqrt(2 * hidden)
         return cls(
-            ft_w=rng.uniform(-ft_scale, ft_scale, (NUM_FEATURES, hidden)).astype(np.float32),
+            ft_w=rng.uniform(-ft_scale, ft_scale, (input_count(king_buckets), hidden)).astype(np.float32),
             ft_b=np.full(hidden, 0.5, dtype=np.float32),
             out_w=rng.uniform(-out_scale, out_scale, (buckets, 2 * hidden)).astype(np.float32),
             out_b=np.zeros(buckets, dtype=np.float32),
+            king_buckets=king_buckets,
         )
 
     def with_buckets(self, buckets: int) -> "FloatNetwork":
@@ -235,15 +263,28 @@ class FloatNetwork(NetworkShape):
             return self
         if self.buckets != 1:
             raise ValueError(f"a network with {self.buckets} output buckets cannot become {buckets}")
-        architecture_for(buckets)
+        architecture_for(buckets, self.king_buckets)
         return FloatNetwork(self.ft_w, self.ft_b, np.repeat(self.out_w, buckets, axis=0),
-                            np.repeat(self.out_b, buckets))
+                            np.repeat(self.out_b, buckets), self.king_buckets)
+
+    def with_king_buckets(self, king_buckets: int) -> "FloatNetwork":
+        """This network with `king_buckets` (architecture 3): a plain network's rows
+        are copied into every bucket (a warm start: where a view's king stands on
+        files a-d its inputs are the plain ones, and elsewhere it sees the mirror
+        image, which a network trained on mirrored batches scores alike);
+        otherwise the counts must agree."""
+        if king_buckets == self.king_buckets:
+            return self
+        if self.king_buckets != 0:
+            raise ValueError(f"a network with {self.king_buckets} king buckets cannot become {king_buckets}")
+        architecture_for(self.buckets, king_buckets)
+        return FloatNetwork(np.tile(self.ft_w, (king_buckets, 1)), self.ft_b, self.out_w, self.out_b, king_buckets)
 
     def parameters(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.ft_w, self.ft_b, self.out_w, self.out_b
 
     def copy(self) -> "FloatNetwork":
-        return FloatNetwork(*(p.copy() for p in self.parameters()))
+        return FloatNetwork(*(p.copy() for p in self.parameters()), king_buckets=self.king_buckets)
 
     def clip_weights(self) -> None:
         """Clip every weight and the feature-transformer bias to ``[-127/64, 127/64]``."""
@@ -269,13 +310,13 @@ class FloatNetwork(NetworkShape):
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
         """Float evaluation in centipawns of python-chess boards."""
-        return self.evaluate_cp(*boards_features(boards))
+        return self.evaluate_cp(*boards_features(boards, self.king_buckets))
 
     def save_npz(self, path: PathLike) -> None:
         """Save the float parameters (a checkpoint to continue training from)."""
         with open(path, "wb") as handle:
-            np.savez(handle, architecture=self.architecture, ft_w=self.ft_w, ft_b=self.ft_b, out_w=self.out_w,
-                     out_b=self.out_b)
+            np.savez(handle, architecture=self.architecture, king_buckets=self.king_buckets, ft_w=self.ft_w,
+                     ft_b=self.ft_b, out_w=self.out_w, out_b=self.out_b)
 
     @classmethod
     def load_npz(cls, path: PathLike) -> "FloatNetwork":
@@ -284,10 +325,14 @@ class FloatNetwork(NetworkShape):
             architecture = int(data["architecture"])
             if architecture not in OUTPUT_BUCKETS:
                 raise ValueError(f"{path}: architecture {architecture}, expected one of {sorted(OUTPUT_BUCKETS)}")
-            net = cls(*(data[k].astype(np.float32) for k in ("ft_w", "ft_b", "out_w", "out_b")))
+            king_buckets = int(data["king_buckets"]) if "king_buckets" in data else 0
+            net = cls(*(data[k].astype(np.float32) for k in ("ft_w", "ft_b", "out_w", "out_b")),
+                      king_buckets=king_buckets)
         hidden, buckets = net.hidden, OUTPUT_BUCKETS[architecture]
         check_hidden(hidden)
-        if net.ft_w.shape != (NUM_FEATURES, hidden) or net.out_w.shape != (buckets, 2 * hidden) \
+        if architecture_for(buckets, king_buckets) != architecture:
+            raise ValueError(f"{path}: architecture {architecture} with {king_buckets} king buckets")
+        if net.ft_w.shape != (net.inputs, hidden) or net.out_w.shape != (buckets, 2 * hidden) \
                 or net.out_b.shape != (buckets,):
             raise ValueError(f"{path}: parameter shapes do not match hidden size {hidden} "
                              f"and architecture {architecture}")
@@ -302,10 +347,11 @@ class FloatNetwork(NetworkShape):
 class QuantNetwork(NetworkShape):
     """Integer parameters exactly as the ``FIANNUE`` file stores them."""
 
-    ft_w: np.ndarray  # int16 (768, H)
+    ft_w: np.ndarray  # int16 (inputs, H)
     ft_b: np.ndarray  # int16 (H,)
     out_w: np.ndarray  # int16 (buckets, 2H)
     out_b: np.ndarray  # int64 (buckets,), each fits int32
+    king_buckets: int = 0
 
     def __post_init__(self) -> None:
         self.out_w = np.asarray(self.out_w).reshape(-1, 2 * self.ft_b.shape[0])
@@ -328,7 +374,7 @@ class QuantNetwork(NetworkShape):
                 raise ValueError(f"{name} does not fit int16 after quantisation (weights not clipped?)")
         if np.any(out_b < -(2**31)) or np.any(out_b >= 2**31):
             raise ValueError("out_b does not fit int32 after quantisation")
-        return cls(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
+        return cls(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b, net.king_buckets)
 
     def dequantise(self) -> FloatNetwork:
         """The float network whose values are exactly the quantised ones."""
@@ -337,6 +383,7 @@ class QuantNetwork(NetworkShape):
             ft_b=(self.ft_b.astype(np.float64) / QA).astype(np.float32),
             out_w=(self.out_w.astype(np.float64) / QB).astype(np.float32),
             out_b=(self.out_b.astype(np.float64) / (QA * QB)).astype(np.float32),
+            king_buckets=self.king_buckets,
         )
 
     def evaluate(self, stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
@@ -344,7 +391,7 @@ class QuantNetwork(NetworkShape):
         return integer_evaluate(self, stm, nstm)
 
     def evaluate_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
-        return self.evaluate(*boards_features(boards))
+        return self.evaluate(*boards_features(boards, self.king_buckets))
 
     def payload(self) -> bytes:
         return b"".join(
@@ -363,14 +410,15 @@ class QuantNetwork(NetworkShape):
         header["magic"] = MAGIC
         for name, value in (
             ("version", VERSION),
-            ("architecture", architecture_for(self.buckets)),
-            ("inputs", NUM_FEATURES),
+            ("architecture", self.architecture),
+            ("inputs", self.inputs),
             ("hidden", self.hidden),
             ("qa", QA),
             ("qb", QB),
             ("scale", SCALE),
             ("payload_bytes", len(payload)),
             ("checksum", fnv1a32(payload)),
+            ("king_buckets", self.king_buckets),
         ):
             header[name] = value
         return header.tobytes() + payload
@@ -385,11 +433,13 @@ class QuantNetwork(NetworkShape):
         header = parse_header(data, name)
         hidden = int(header["hidden"])
         buckets = OUTPUT_BUCKETS[int(header["architecture"])]
-        ft_w_end = HEADER_SIZE + 2 * NUM_FEATURES * hidden
+        king_buckets, inputs = int(header["king_buckets"]), int(header["inputs"])
+        ft_w_end = HEADER_SIZE + 2 * inputs * hidden
         ft_b_end = ft_w_end + 2 * hidden
         out_w_end = ft_b_end + 4 * hidden * buckets
         return cls(
-            ft_w=np.frombuffer(data[HEADER_SIZE:ft_w_end], dtype="<i2").reshape(NUM_FEATURES, hidden).astype(np.int16),
+            king_buckets=king_buckets,
+            ft_w=np.frombuffer(data[HEADER_SIZE:ft_w_end], dtype="<i2").reshape(inputs, hidden).astype(np.int16),
             ft_b=np.frombuffer(data[ft_w_end:ft_b_end], dtype="<i2").astype(np.int16),
             out_w=np.frombuffer(data[ft_b_end:out_w_end], dtype="<i2").reshape(buckets, 2 * hidden).astype(np.int16),
             out_b=np.frombuffer(data[out_w_end : out_w_end + 4 * buckets], dtype="<i4").astype(np.int64),
@@ -411,13 +461,16 @@ def parse_header(data: bytes, name: str = "network") -> np.ndarray:
     if int(header["architecture"]) not in OUTPUT_BUCKETS:
         raise ValueError(f"{name}: unsupported architecture {int(header['architecture'])}, "
                          f"expected one of {sorted(OUTPUT_BUCKETS)}")
+    architecture, king_buckets = int(header["architecture"]), int(header["king_buckets"])
+    if architecture in KING_BUCKETED and king_buckets not in KING_BUCKET_LAYOUTS:
+        raise ValueError(f"{name}: unsupported king_buckets {king_buckets}, expected one of {sorted(KING_BUCKET_LAYOUTS)}")
     expected = (
         ("version", VERSION),
-        ("inputs", NUM_FEATURES),
+        ("king_buckets", king_buckets if architecture in KING_BUCKETED else 0),
+        ("inputs", input_count(king_buckets)),
         ("qa", QA),
         ("qb", QB),
         ("scale", SCALE),
-        ("reserved", 0),
     )
     for field, value in expected:
         if int(header[field]) != value:
@@ -427,7 +480,7 @@ def parse_header(data: bytes, name: str = "network") -> np.ndarray:
         check_hidden(hidden)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
-    size = payload_size(hidden, OUTPUT_BUCKETS[int(header["architecture"])])
+    size = payload_size(hidden, OUTPUT_BUCKETS[architecture], king_buckets)
     if int(header["payload_bytes"]) != size:
         raise ValueError(f"{name}: payload size {int(header['payload_bytes'])}, expected {size} for hidden {hidden}")
     if len(data) < HEADER_SIZE + size:

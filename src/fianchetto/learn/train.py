@@ -12,9 +12,12 @@ as one); train and validation loss are printed after every epoch.
 A position sets at most 32 of the 768 inputs, so the feature transformer's
 forward pass (a sum of weight rows) and its weight gradient (a scatter of
 gradient rows) run in two compiled loops of the core over the batch's padded
-feature lists (``core_cy.core.sparse_accumulate`` and ``sparse_gradient``); the
-rest is numpy. Measured on 8192 feature lists with H = 256, one thread: 10 ms
-each, where the product with a dense one-hot matrix took 270 and 320 ms.
+feature lists (``core_cy.core.sparse_accumulate`` and ``sparse_gradient``).
+Measured on 8192 feature lists with H = 256, one thread: 10 ms each, where the
+product with a dense one-hot matrix took 270 and 320 ms. The output layer,
+SCReLU and the dot product forward, its gradients backward, is one compiled
+pass each way too (``output_forward`` and ``output_backward``, vector kernels
+on float32); the loss and Adam are numpy.
 """
 from __future__ import annotations
 
@@ -31,8 +34,8 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
-from core_cy.core import sparse_accumulate, sparse_gradient
-from fianchetto.learn.data import NUM_FEATURES, Batch, Dataset, decode
+from core_cy.core import output_backward, output_forward, sparse_accumulate, sparse_gradient
+from fianchetto.learn.data import KING_BUCKET_LAYOUTS, NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
     ENGINE_MAX_HIDDEN,
     OUTPUT_BUCKETS,
@@ -75,6 +78,7 @@ class TrainConfig:
     init: Optional[str] = None
     mirror: bool = True
     buckets: int = 8
+    king_buckets: int = 0         # 0: plain inputs; K: mirrored, K king buckets (architecture 3)
     resume: bool = False          # go on from the training state beside ``out``
     stop_after: Optional[int] = None   # end this run after this epoch (the state is kept)
 
@@ -143,23 +147,16 @@ def batch_features(batch: Batch) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate([batch.stm, batch.nstm]), dtype=np.int16)
 
 
-def forward(net: FloatNetwork, features: np.ndarray,
-            bucket: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Clipped accumulators, their squares (SCReLU) and outputs ``y`` for ``(2n, 32)``
-    feature lists (batch_features) whose positions read the output buckets ``bucket`` (n,)."""
-    size = features.shape[0] // 2
-    hidden = net.hidden
-    clipped = np.empty((features.shape[0], hidden), dtype=net.ft_w.dtype)
-    sparse_accumulate(np.ascontiguousarray(net.ft_w), np.ascontiguousarray(net.ft_b), features, clipped)
-    np.clip(clipped, 0.0, 1.0, out=clipped)
-    squared = clipped * clipped
-    if net.buckets == 1:
-        y = squared[:size] @ net.out_w[0, :hidden] + squared[size:] @ net.out_w[0, hidden:] + net.out_b[0]
-    else:
-        weights = net.out_w[bucket]
-        y = (np.einsum("ij,ij->i", squared[:size], weights[:, :hidden])
-             + np.einsum("ij,ij->i", squared[size:], weights[:, hidden:]) + net.out_b[bucket])
-    return clipped, squared, y
+def forward(net: FloatNetwork, features: np.ndarray, bucket: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Accumulators before the activation ``(2n, H)`` and outputs ``y`` ``(n,)`` for
+    ``(2n, 32)`` feature lists (batch_features) whose positions read the output
+    buckets ``bucket`` (n,): two compiled passes of the core."""
+    acc = np.empty((features.shape[0], net.hidden), dtype=net.ft_w.dtype)
+    sparse_accumulate(np.ascontiguousarray(net.ft_w), np.ascontiguousarray(net.ft_b), features, acc)
+    y = np.empty(features.shape[0] // 2, dtype=acc.dtype)
+    output_forward(acc, np.ascontiguousarray(net.out_w), np.ascontiguousarray(net.out_b),
+                   np.ascontiguousarray(bucket, dtype=np.int64), y)
+    return acc, y
 
 
 def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarray,
@@ -167,39 +164,25 @@ def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarr
     """Mean squared error of ``sigmoid(y)`` against ``target`` and its parameter
     gradients, for ``(2n, 32)`` feature lists (batch_features)."""
     size = len(target)
-    hidden = net.hidden
-    clipped, squared, y = forward(net, features, bucket)
+    bucket = np.ascontiguousarray(bucket, dtype=np.int64)
+    acc, y = forward(net, features, bucket)
     prediction = sigmoid(y)
     error = prediction - target
     loss = float(np.mean(error * error))
-    dy = (2.0 / size) * error * prediction * (1.0 - prediction)
-    # Each bucket's output weights gather the positions that read them: a (buckets, n)
-    # matrix holding dy in each position's bucket row turns that into two products.
-    by_bucket = np.zeros((net.buckets, size), dtype=dy.dtype)
-    by_bucket[bucket, np.arange(size)] = dy
-    d_out_w = np.concatenate([by_bucket @ squared[:size], by_bucket @ squared[size:]], axis=1)
-    d_out_b = by_bucket.sum(axis=1).astype(net.out_b.dtype)
-    # d acc = dy * out_w * 2 * clip(acc), zero where the clip is flat.  Below 0 the clip
-    # is 0 already; at or above 1 it is exactly 1, and c - floor(c) clears those.
-    d_acc = np.floor(clipped, out=squared)
-    np.subtract(clipped, d_acc, out=d_acc)
-    if net.buckets == 1:
-        d_acc[:size] *= np.outer(2.0 * dy, net.out_w[0, :hidden])
-        d_acc[size:] *= np.outer(2.0 * dy, net.out_w[0, hidden:])
-    else:
-        weights = net.out_w[bucket]
-        d_acc[:size] *= (2.0 * dy)[:, None] * weights[:, :hidden]
-        d_acc[size:] *= (2.0 * dy)[:, None] * weights[:, hidden:]
-    d_ft_b = d_acc.sum(axis=0)
+    dy = np.ascontiguousarray((2.0 / size) * error * prediction * (1.0 - prediction), dtype=acc.dtype)
+    d_out_w = np.zeros_like(net.out_w)
+    d_out_b = np.zeros_like(net.out_b)
+    output_backward(acc, np.ascontiguousarray(net.out_w), bucket, dy, d_out_w, d_out_b)   # acc: now d acc
+    d_ft_b = acc.sum(axis=0)
     d_ft_w = np.zeros_like(net.ft_w)
-    sparse_gradient(features, d_acc, d_ft_w)
-    return loss, [d_ft_w, d_ft_b, d_out_w.astype(net.out_w.dtype), d_out_b]
+    sparse_gradient(features, acc, d_ft_w)
+    return loss, [d_ft_w, d_ft_b, d_out_w, d_out_b]
 
 
 def batch_loss(net: FloatNetwork, batch: Batch, lam: float) -> float:
     """Summed squared error over a decoded batch (no gradients), on the compiled
     first layer as in training (``FloatNetwork.forward`` is the plain numpy twin)."""
-    y = forward(net, batch_features(batch), output_buckets(batch.stm, net.buckets))[2]
+    y = forward(net, batch_features(batch), output_buckets(batch.stm, net.buckets))[1]
     error = sigmoid(y) - targets(batch, lam)
     return float(np.sum(error.astype(np.float64) ** 2))
 
@@ -209,10 +192,11 @@ def validation_loss(net: FloatNetwork, dataset: Dataset, indices: np.ndarray, la
     if len(indices) == 0:
         return float("nan")
     slices = (indices[start : start + EVAL_BATCH] for start in range(0, len(indices), EVAL_BATCH))
-    return sum(batch_loss(net, batch, lam) for batch in decoded_ahead(dataset, slices)) / len(indices)
+    return sum(batch_loss(net, batch, lam)
+               for batch in decoded_ahead(dataset, slices, net.king_buckets)) / len(indices)
 
 
-def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Batch]:
+def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray], king_buckets: int = 0) -> Iterator[Batch]:
     """The batches of positions ``slices``, in order, each decoded on a second
     thread while the caller works on the one before: decoding is numpy and the
     passes are compiled loops that release the GIL, so on two cores they overlap.
@@ -220,7 +204,7 @@ def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Ba
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="decode") as pool:
         pending = None
         for indices in slices:
-            following = pool.submit(decode_slice, dataset, indices)
+            following = pool.submit(decode_slice, dataset, indices, king_buckets)
             if pending is not None:
                 yield pending.result()
             pending = following
@@ -228,8 +212,8 @@ def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray]) -> Iterator[Ba
             yield pending.result()
 
 
-def decode_slice(dataset: Dataset, indices: np.ndarray) -> Batch:
-    return decode(dataset.take(indices))
+def decode_slice(dataset: Dataset, indices: np.ndarray, king_buckets: int = 0) -> Batch:
+    return decode(dataset.take(indices), king_buckets)
 
 
 # ---------------------------------------------------------------------------
@@ -351,12 +335,13 @@ def train_epoch(
 ) -> float:
     """One pass over ``order`` in batches; returns the mean training loss. With
     ``config.mirror`` a random half of every batch is seen flipped left to right
-    (castling rights are not inputs, so the flipped position is as valid)."""
+    (castling rights are not inputs, so the flipped position is as valid); king
+    buckets see a position and its mirror image alike, so they skip it."""
     step, total_steps = schedule
     loss_sum = 0.0
     slices = (np.sort(order[start : start + config.batch]) for start in range(0, len(order), config.batch))
-    for batch in decoded_ahead(dataset, slices):
-        if config.mirror:
+    for batch in decoded_ahead(dataset, slices, net.king_buckets):
+        if config.mirror and not net.king_buckets:
             mirror_files(batch, np.flatnonzero(rng.random(len(batch)) < 0.5))
         loss, grads = loss_and_gradients(net, batch_features(batch), targets(batch, config.lam),
                                          output_buckets(batch.stm, net.buckets))
@@ -380,8 +365,11 @@ RESUME_KEYS = ("data", "epochs", "hidden", "seed", "lam", "lr", "batch", "val_fr
 def config_fingerprint(config: TrainConfig) -> str:
     settings = {key: getattr(config, key) for key in RESUME_KEYS}
     settings["split"] = "games, own generator"   # states of earlier splits do not resume
-    if config.train_fraction != 1.0:     # states saved before the option existed still match
+    # Options newer than the states saved before them count only when set.
+    if config.train_fraction != 1.0:
         settings["train_fraction"] = config.train_fraction
+    if config.king_buckets:
+        settings["king_buckets"] = config.king_buckets
     return json.dumps(settings, sort_keys=True)
 
 
@@ -440,7 +428,7 @@ def checkpoint_path_for(out: Path) -> Path:
 def check_config(config: TrainConfig) -> None:
     """``ValueError`` for options out of range."""
     check_hidden(config.hidden)
-    architecture_for(config.buckets)
+    architecture_for(config.buckets, config.king_buckets)
     if config.epochs < 1:
         raise ValueError("epochs must be at least 1")
     if config.batch < 1:
@@ -471,15 +459,17 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     if len(dataset) < 2:
         raise ValueError(f"{len(dataset)} positions in the data; at least 2 are needed")
     if config.init:
-        net = load_float(config.init).with_buckets(config.buckets)
+        net = load_float(config.init).with_buckets(config.buckets).with_king_buckets(config.king_buckets)
         if net.hidden != config.hidden:
             raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
         net.clip_weights()
     else:
-        net = FloatNetwork.initial(config.hidden, rng, config.buckets)
+        net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
     train_idx, val_idx = split_for(config, dataset)
     say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
-             f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}")
+             f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}"
+             + (f", {config.king_buckets} king bucket{'s' if config.king_buckets > 1 else ''} (mirrored)"
+                if config.king_buckets else ""))
     adam = Adam(net.parameters())
     steps_per_epoch = -(-len(train_idx) // config.batch)
     state = state_path_for(Path(config.out)) if config.out else None
@@ -516,7 +506,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         result.net_path = Path(config.out)
         result.checkpoint_path = checkpoint_path_for(result.net_path)
         quantised = QuantNetwork.quantise(net)
-        shift = recentre_output_bias(quantised, net, decode(dataset.take(val_idx)))
+        shift = recentre_output_bias(quantised, net, decode(dataset.take(val_idx), net.king_buckets))
         say(log, f"output bias moved by {shift:+.2f} cp so the quantised mean matches the float network")
         quantised.save(result.net_path)
         net.save_npz(result.checkpoint_path)
@@ -571,13 +561,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="do not show half of each batch flipped left to right")
     parser.add_argument("--init", default=None, metavar="NET",
                         help="start from this network (.npz checkpoint or FIANNUE file); a single output "
-                             "layer is copied into every bucket")
+                             "layer is copied into every bucket, plain inputs into every king bucket")
     parser.add_argument("--resume", action="store_true",
                         help="go on from the training state saved beside --out after each epoch")
     parser.add_argument("--stop-after", type=int, metavar="E", default=None,
                         help="end this run after E more epochs, keeping the state for --resume")
     parser.add_argument("--buckets", type=int, default=defaults.buckets, choices=sorted(OUTPUT_BUCKETS.values()),
                         help=f"output buckets by piece count (default {defaults.buckets}; 8 is architecture 2)")
+    parser.add_argument("--king-buckets", type=int, default=defaults.king_buckets,
+                        choices=[0, *sorted(KING_BUCKET_LAYOUTS)],
+                        help="inputs seen with the own king on files a-d, in this many sets by the king's "
+                             "square (architecture 3, with 8 output buckets; default 0: plain inputs)")
     return parser
 
 
@@ -596,6 +590,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         init=args.init,
         mirror=args.mirror,
         buckets=args.buckets,
+        king_buckets=args.king_buckets,
         resume=args.resume,
         stop_after=args.stop_after,
     )
