@@ -4,9 +4,12 @@
  *   fc_f32_screlu_dot(acc, w, n)             sum of c^2 w, c = clamp(acc, 0, 1)
  *   fc_f32_screlu_backward(acc, w, dw, g, n) dw += g c^2; acc = 2 g w c where c < 1, else 0
  *
- * n is a multiple of 16 (the hidden size). The sums of the vector forms are
- * taken in another order than the plain C one, so they differ in the last bits
- * of a float; the trainer's results are not bit for bit those of another variant.
+ * n is a multiple of 16 (the hidden size). The kernels are written once over a
+ * vector of float lanes, whose operations the AVX2 and SSE2 blocks below define
+ * (as simd_kernels.h is for the network's int16 rows); other CPUs get plain C.
+ * The sums of the vector forms are taken in another order than the plain C one,
+ * so they differ in the last bits of a float; the trainer's results are not bit
+ * for bit those of another variant.
  */
 #ifndef FIANCHETTO_LEARN_SIMD_H
 #define FIANCHETTO_LEARN_SIMD_H
@@ -14,59 +17,72 @@
 #if defined(__AVX2__)
 #include <immintrin.h>
 
-static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-    __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
-    for (int i = 0; i < n; i += 16) {
-        __m256 c0 = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(acc + i), zero), one);
-        __m256 c1 = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(acc + i + 8), zero), one);
-        sum0 = _mm256_add_ps(sum0, _mm256_mul_ps(_mm256_mul_ps(c0, c0), _mm256_loadu_ps(w + i)));
-        sum1 = _mm256_add_ps(sum1, _mm256_mul_ps(_mm256_mul_ps(c1, c1), _mm256_loadu_ps(w + i + 8)));
-    }
-    __m256 s = _mm256_add_ps(sum0, sum1);
+typedef __m256 fc_f32vec;
+#define FC_F32_LANES 8
+#define fc_f32_load _mm256_loadu_ps
+#define fc_f32_store _mm256_storeu_ps
+#define fc_f32_set _mm256_set1_ps
+#define fc_f32_add _mm256_add_ps
+#define fc_f32_mul _mm256_mul_ps
+#define fc_f32_min _mm256_min_ps
+#define fc_f32_max _mm256_max_ps
+#define fc_f32_and _mm256_and_ps
+#define fc_f32_less(a, b) _mm256_cmp_ps((a), (b), _CMP_LT_OQ)
+
+/* The sum of the eight lanes. */
+static inline float fc_f32_hsum(__m256 s) {
     __m128 t = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
     t = _mm_add_ps(t, _mm_movehl_ps(t, t));
     t = _mm_add_ss(t, _mm_shuffle_ps(t, t, 1));
     return _mm_cvtss_f32(t);
 }
 
-static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) {
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-    const __m256 gv = _mm256_set1_ps(g), g2 = _mm256_set1_ps(2.0f * g);
-    for (int i = 0; i < n; i += 8) {
-        __m256 c = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(acc + i), zero), one);
-        _mm256_storeu_ps(dw + i, _mm256_add_ps(_mm256_loadu_ps(dw + i), _mm256_mul_ps(_mm256_mul_ps(gv, c), c)));
-        __m256 slope = _mm256_mul_ps(_mm256_mul_ps(g2, _mm256_loadu_ps(w + i)), c);
-        _mm256_storeu_ps(acc + i, _mm256_and_ps(_mm256_cmp_ps(c, one, _CMP_LT_OQ), slope));
-    }
-}
-
 #elif defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 
-static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    __m128 sum0 = _mm_setzero_ps(), sum1 = _mm_setzero_ps();
-    for (int i = 0; i < n; i += 8) {
-        __m128 c0 = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(acc + i), zero), one);
-        __m128 c1 = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(acc + i + 4), zero), one);
-        sum0 = _mm_add_ps(sum0, _mm_mul_ps(_mm_mul_ps(c0, c0), _mm_loadu_ps(w + i)));
-        sum1 = _mm_add_ps(sum1, _mm_mul_ps(_mm_mul_ps(c1, c1), _mm_loadu_ps(w + i + 4)));
-    }
-    __m128 t = _mm_add_ps(sum0, sum1);
+typedef __m128 fc_f32vec;
+#define FC_F32_LANES 4
+#define fc_f32_load _mm_loadu_ps
+#define fc_f32_store _mm_storeu_ps
+#define fc_f32_set _mm_set1_ps
+#define fc_f32_add _mm_add_ps
+#define fc_f32_mul _mm_mul_ps
+#define fc_f32_min _mm_min_ps
+#define fc_f32_max _mm_max_ps
+#define fc_f32_and _mm_and_ps
+#define fc_f32_less _mm_cmplt_ps
+
+/* The sum of the four lanes. */
+static inline float fc_f32_hsum(__m128 t) {
     t = _mm_add_ps(t, _mm_movehl_ps(t, t));
     t = _mm_add_ss(t, _mm_shuffle_ps(t, t, 1));
     return _mm_cvtss_f32(t);
 }
+#endif
+
+#ifdef FC_F32_LANES
+
+/* Two sums for two chains of adds, each FC_F32_LANES wide. */
+static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
+    const fc_f32vec zero = fc_f32_set(0.0f), one = fc_f32_set(1.0f);
+    fc_f32vec sum0 = zero, sum1 = zero;
+    for (int i = 0; i < n; i += 2 * FC_F32_LANES) {
+        fc_f32vec c0 = fc_f32_min(fc_f32_max(fc_f32_load(acc + i), zero), one);
+        fc_f32vec c1 = fc_f32_min(fc_f32_max(fc_f32_load(acc + i + FC_F32_LANES), zero), one);
+        sum0 = fc_f32_add(sum0, fc_f32_mul(fc_f32_mul(c0, c0), fc_f32_load(w + i)));
+        sum1 = fc_f32_add(sum1, fc_f32_mul(fc_f32_mul(c1, c1), fc_f32_load(w + i + FC_F32_LANES)));
+    }
+    return fc_f32_hsum(fc_f32_add(sum0, sum1));
+}
 
 static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) {
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    const __m128 gv = _mm_set1_ps(g), g2 = _mm_set1_ps(2.0f * g);
-    for (int i = 0; i < n; i += 4) {
-        __m128 c = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(acc + i), zero), one);
-        _mm_storeu_ps(dw + i, _mm_add_ps(_mm_loadu_ps(dw + i), _mm_mul_ps(_mm_mul_ps(gv, c), c)));
-        __m128 slope = _mm_mul_ps(_mm_mul_ps(g2, _mm_loadu_ps(w + i)), c);
-        _mm_storeu_ps(acc + i, _mm_and_ps(_mm_cmplt_ps(c, one), slope));
+    const fc_f32vec zero = fc_f32_set(0.0f), one = fc_f32_set(1.0f);
+    const fc_f32vec gv = fc_f32_set(g), g2 = fc_f32_set(2.0f * g);
+    for (int i = 0; i < n; i += FC_F32_LANES) {
+        fc_f32vec c = fc_f32_min(fc_f32_max(fc_f32_load(acc + i), zero), one);
+        fc_f32_store(dw + i, fc_f32_add(fc_f32_load(dw + i), fc_f32_mul(fc_f32_mul(gv, c), c)));
+        fc_f32vec slope = fc_f32_mul(fc_f32_mul(g2, fc_f32_load(w + i)), c);
+        fc_f32_store(acc + i, fc_f32_and(fc_f32_less(c, one), slope));
     }
 }
 
