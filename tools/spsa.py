@@ -134,8 +134,13 @@ def tunables_of(commit: str) -> Table:
     checkout's (the file is plain Python that imports nothing from the package)."""
     source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:src/core_cy/tunables.py"],
                             check=True, capture_output=True, text=True).stdout
+    return table_of_source(source, f"{commit[:12]}:src/core_cy/tunables.py")
+
+
+def table_of_source(source: str, name: str) -> Table:
+    """The rows of a ``tunables.py`` given as text, by name."""
     namespace: dict = {}
-    exec(compile(source, f"{commit[:12]}:src/core_cy/tunables.py", "exec"), namespace)
+    exec(compile(source, name, "exec"), namespace)
     return {row.name: row for row in namespace["TUNABLES"]}
 
 
@@ -174,9 +179,7 @@ def land(state: dict, source: Path = TABLE_SOURCE) -> List[tuple]:
     as its value in the table ``source``; the (name, old, new) of the rows that
     changed. Nothing is written when a tuned parameter has no row there."""
     text = source.read_text()
-    namespace: dict = {}
-    exec(compile(text, str(source), "exec"), namespace)
-    rows = {row.name: row for row in namespace["TUNABLES"]}
+    rows = table_of_source(text, str(source))
     changes = []
     for name, theta in state["theta"].items():
         found = re.search(rf'row\("{re.escape(name)}", (-?\d+),', text)

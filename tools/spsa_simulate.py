@@ -23,7 +23,7 @@ from typing import List, Tuple
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from spsa import ALPHA, GAMMA  # noqa: E402
+from spsa import ALPHA, GAMMA, schedule, tunables  # noqa: E402  (the tune's own schedule)
 
 PARAMETERS = 37
 DRAW_RATE = 0.47      # the tune's draws at 5+0.05 (508 of 1,076 games)
@@ -56,9 +56,9 @@ def tune(scale: float, curvature: np.ndarray, best: np.ndarray, iterations: int,
     """The Elo a tune gains from theta = 0 (every parameter's c_end is 1)."""
     rng = np.random.default_rng(seed)
     elo = lambda t: -float(np.sum(curvature * (t - best) ** 2))  # noqa: E731
-    big_a = iterations / 10
-    c = iterations ** GAMMA
-    a = scale * R_END * (big_a + iterations) ** ALPHA
+    row = tunables.Tunable("SIMULATED", 0, -10 ** 9, 10 ** 9, 1.0, scale * R_END)
+    sched = schedule(row, iterations)
+    big_a, c, a = sched["A"], sched["c"], sched["a"]
     theta = np.zeros(len(best))
     for k in range(iterations):
         c_k, a_k = c / (k + 1) ** GAMMA, a / (big_a + k + 1) ** ALPHA
