@@ -195,7 +195,9 @@ class Engine:
             self.evaluation.load(str(self.options["EvalFile"]))
         except NetworkError as exc:
             problems.append(f"{exc}; using the hand-crafted evaluation")
-        problems.extend(filter(None, [self.evaluation.wdl_problem()]))
+        problem = self.evaluation.wdl_problem()
+        if problem:
+            problems.append(problem)
         self.evaluation.activate(bool(self.options["Use NNUE"]))
         return problems
 

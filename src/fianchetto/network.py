@@ -95,7 +95,7 @@ class EvaluationChoice:
 
     def __init__(self) -> None:
         self.loaded: Optional[str] = None     # the file whose network the core holds
-        self._wdl_key: Optional[str] = None   # the network whose WDL model _wdl is
+        self._wdl_key: Optional[str] = None   # the network whose (model, problem) _wdl is
         self._wdl = None
 
     def load(self, eval_file: str) -> None:
@@ -117,21 +117,23 @@ class EvaluationChoice:
 
     def wdl_model(self):
         """The win/draw/loss model of the evaluation in use: the loaded network's
-        (the file beside it), or the default model (fianchetto.wdl); read once per
-        network."""
-        from fianchetto import wdl
-
-        key = self.loaded if core.network_active() else None
-        if self._wdl is None or self._wdl_key != key:
-            self._wdl_key, self._wdl = key, wdl.model_for(key)
-        return self._wdl
+        (the file beside it), or the default model (fianchetto.wdl)."""
+        return self._wdl_of(self.loaded if core.network_active() else None)[0]
 
     def wdl_problem(self) -> Optional[str]:
         """Why the loaded network's scores use the default WDL model (no model file
         beside it, or a bad one), or None when it has its own."""
+        return self._wdl_of(self.loaded)[1]
+
+    def _wdl_of(self, network: Optional[str]):
+        """(model, problem) of ``network`` (wdl.load_model), its file read once per network."""
         from fianchetto import wdl
 
-        return wdl.load_model(self.loaded)[1] if self.loaded else None
+        if network is None:
+            return wdl.load_model(None)
+        if self._wdl is None or self._wdl_key != network:
+            self._wdl_key, self._wdl = network, wdl.load_model(network)
+        return self._wdl
 
     def describe(self) -> str:
         if core.network_active():
