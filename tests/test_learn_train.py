@@ -362,6 +362,12 @@ def test_the_command_line_takes_king_buckets() -> None:
         check_config(TrainConfig(data=["a"], out="n", buckets=1, king_buckets=1))
 
 
+def test_the_help_names_each_bucket_count_once() -> None:
+    """Architectures 2 and 3 both have 8 output buckets; the choices list it once."""
+    usage = build_parser().format_usage()
+    assert "--buckets {1,8}" in usage
+
+
 @pytest.mark.parametrize("variant", dispatch.runnable_variants())
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:

@@ -566,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="go on from the training state saved beside --out after each epoch")
     parser.add_argument("--stop-after", type=int, metavar="E", default=None,
                         help="end this run after E more epochs, keeping the state for --resume")
-    parser.add_argument("--buckets", type=int, default=defaults.buckets, choices=sorted(OUTPUT_BUCKETS.values()),
+    parser.add_argument("--buckets", type=int, default=defaults.buckets, choices=sorted(set(OUTPUT_BUCKETS.values())),
                         help=f"output buckets by piece count (default {defaults.buckets}; 8 is architecture 2)")
     parser.add_argument("--king-buckets", type=int, default=defaults.king_buckets,
                         choices=[0, *sorted(KING_BUCKET_LAYOUTS)],
