@@ -161,14 +161,15 @@ def tune(model: Model, w0: np.ndarray, k: float, iterations: int, lr: float, rep
 
 
 def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.ArgumentParser:
-    parser = parser or argparse.ArgumentParser(prog="fianchetto tune")
+    parser = parser or argparse.ArgumentParser(
+        prog="fianchetto tune", description="Texel-tune the hand-crafted evaluation's weights on scored positions.")
     parser.add_argument("--data", required=True, help="FIANDATA files, comma-separated")
     parser.add_argument("--out", required=True, help="weights JSON to write (fianchetto.weights format)")
-    parser.add_argument("--positions", type=int, default=1_000_000, help="use at most this many")
-    parser.add_argument("--iterations", type=int, default=300)
-    parser.add_argument("--lr", type=float, default=1.0, help="Adam step in centipawns")
-    parser.add_argument("--lambda", dest="lam", type=float, default=0.5, help="weight of the game result")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--positions", type=int, default=1_000_000, help="use at most this many, a random sample (default 1000000)")
+    parser.add_argument("--iterations", type=int, default=300, help="Adam steps over all positions (default 300)")
+    parser.add_argument("--lr", type=float, default=1.0, help="Adam step in centipawns (default 1.0)")
+    parser.add_argument("--lambda", dest="lam", type=float, default=0.5, help="weight of the game result (default 0.5)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the sample of positions (default 1)")
     return parser
 
 

@@ -165,7 +165,7 @@ def bucket_table(rows: List[Tuple[int, int, float, float]]) -> List[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fianchetto wdl-fit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="fianchetto wdl-fit", description=__doc__.splitlines()[0].replace("``", ""))
     parser.add_argument("--data", required=True, help="data files, comma separated (FIANGAME or FIANDATA)")
     parser.add_argument("--out", default=None, help="write the model here (e.g. networks/fianchetto.nnue.wdl.json)")
     parser.add_argument("--degree", type=int, default=3, help="degree of the polynomials in material (default 3)")
