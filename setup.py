@@ -254,16 +254,8 @@ class ProfiledBuildExt(build_ext):
                 if line.startswith("profile workload:")]
 
 
-directives = {
-    "language_level": 3,
-    "boundscheck": DEBUG,
-    "wraparound": DEBUG,
-    "cdivision": True,
-    "initializedcheck": DEBUG,
-    "infer_types": True,
-}
-
 remove_stale_core()
+directives = load_core_module("directives").compiler_directives(checked=DEBUG)
 VARIANTS = load_core_module("variants")
 ARCH = target_arch(VARIANTS)
 extensions = [Extension("core_cy.cpu", ["src/core_cy/cpu.pyx"], include_dirs=["src/core_cy"],
