@@ -263,7 +263,7 @@ def report(state_path: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state", default=str(DEFAULT_STATE), help="the state file (committed)")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -286,51 +286,71 @@ def main(argv: Optional[List[str]] = None) -> int:
     rescaling = commands.add_parser("rescale", help="multiply every parameter's learning rate from now on")
     rescaling.add_argument("factor", type=float)
     commands.add_parser("land", help="write theta, rounded, as the table's values (src/core_cy/tunables.py)")
-    args = parser.parse_args(argv)
-    state_path = Path(args.state)
-    if args.command == "report":
-        print(report(state_path))
-        return 0
-    if args.command == "move":
-        state = load(state_path)
-        try:
-            move(state, args.ref)
-        except (ValueError, subprocess.CalledProcessError) as exc:
-            print(f"cannot move the tune: {exc}", file=sys.stderr)
-            return 2
-        save(state_path, state)
-        print(f"the tune goes on from iteration {state['iteration']} with {state['commit'][:12]}")
-        return 0
-    if args.command == "land":
-        try:
-            changes = land(load(state_path))
-        except ValueError as exc:
-            print(f"cannot land the tune: {exc}", file=sys.stderr)
-            return 2
-        subprocess.run([sys.executable, str(ROOT / "tools" / "gen_tunables.py")], check=True)
-        for name, old, new in changes:
-            print(f"{name:34} {old:>7} -> {new}")
-        print(f"{len(changes)} values changed; build, run `fianchetto bench` for the new signature, "
-              "and confirm in games before committing")
-        return 0
-    if args.command == "rescale":
-        state = load(state_path)
-        try:
-            rescale(state, args.factor)
-        except ValueError as exc:
-            print(f"cannot rescale the tune: {exc}", file=sys.stderr)
-            return 2
-        save(state_path, state)
-        print(f"learning rates x{args.factor:g} from iteration {state['iteration']}")
-        return 0
-    if args.command == "start":
-        if state_path.exists():
-            print(f"{state_path} exists: `run` goes on with it, or move it away", file=sys.stderr)
-            return 2
-        save(state_path, new_state(args))
-        if args.iterations == 0:
-            return 0
+    return parser
+
+
+def command_report(args: argparse.Namespace, state_path: Path) -> int:
+    print(report(state_path))
+    return 0
+
+
+def command_move(args: argparse.Namespace, state_path: Path) -> int:
+    state = load(state_path)
+    try:
+        move(state, args.ref)
+    except (ValueError, subprocess.CalledProcessError) as exc:
+        print(f"cannot move the tune: {exc}", file=sys.stderr)
+        return 2
+    save(state_path, state)
+    print(f"the tune goes on from iteration {state['iteration']} with {state['commit'][:12]}")
+    return 0
+
+
+def command_land(args: argparse.Namespace, state_path: Path) -> int:
+    try:
+        changes = land(load(state_path))
+    except ValueError as exc:
+        print(f"cannot land the tune: {exc}", file=sys.stderr)
+        return 2
+    subprocess.run([sys.executable, str(ROOT / "tools" / "gen_tunables.py")], check=True)
+    for name, old, new in changes:
+        print(f"{name:34} {old:>7} -> {new}")
+    print(f"{len(changes)} values changed; build, run `fianchetto bench` for the new signature, "
+          "and confirm in games before committing")
+    return 0
+
+
+def command_rescale(args: argparse.Namespace, state_path: Path) -> int:
+    state = load(state_path)
+    try:
+        rescale(state, args.factor)
+    except ValueError as exc:
+        print(f"cannot rescale the tune: {exc}", file=sys.stderr)
+        return 2
+    save(state_path, state)
+    print(f"learning rates x{args.factor:g} from iteration {state['iteration']}")
+    return 0
+
+
+def command_start(args: argparse.Namespace, state_path: Path) -> int:
+    if state_path.exists():
+        print(f"{state_path} exists: `run` goes on with it, or move it away", file=sys.stderr)
+        return 2
+    save(state_path, new_state(args))
+    return 0 if args.iterations == 0 else command_run(args, state_path)
+
+
+def command_run(args: argparse.Namespace, state_path: Path) -> int:
     return run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency)
+
+
+COMMANDS = {"start": command_start, "run": command_run, "report": command_report, "move": command_move,
+            "rescale": command_rescale, "land": command_land}
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    return COMMANDS[args.command](args, Path(args.state))
 
 
 if __name__ == "__main__":
