@@ -370,6 +370,30 @@ def test_the_help_names_each_bucket_count_once() -> None:
 
 @pytest.mark.parametrize("variant", dispatch.runnable_variants())
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("hidden", [48, 200, 512])
+def test_the_first_layer_adds_rows_in_the_features_order(dtype, hidden, variant) -> None:
+    """sparse_accumulate (a slice of columns at a time in registers, in every core
+    variant this CPU runs) gives the same floats, to the bit, as adding the bias
+    and then each feature's row in the list's order; widths with and without a
+    partial slice at the end."""
+    module = importlib.import_module(f"core_cy._core_{variant}")
+    features = batch_features(decode(material_records(64, seed=5)[0]))
+    rng = np.random.default_rng(11)
+    rows = rng.normal(size=(768, hidden)).astype(dtype)
+    bias = rng.normal(size=hidden).astype(dtype)
+    acc = np.empty((len(features), hidden), dtype=dtype)
+    module.sparse_accumulate(rows, bias, features, acc)
+    expected = np.repeat(bias[None, :], len(features), axis=0)
+    for slot in range(features.shape[1]):
+        present = features[:, slot] < len(rows)
+        expected[present] += rows[features[present, slot]]
+    np.testing.assert_array_equal(acc, expected)
+    with pytest.raises(ValueError, match="at most 64"):
+        module.sparse_accumulate(rows, bias, np.zeros((4, 65), dtype=np.int16), acc[:4])
+
+
+@pytest.mark.parametrize("variant", dispatch.runnable_variants())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:
     """output_forward and output_backward (vector kernels on float32, in every core
     variant this CPU runs) against the numpy formulas, with accumulators below 0,

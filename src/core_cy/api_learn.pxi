@@ -361,24 +361,50 @@ ctypedef fused learn_real:
     double
 
 
+cdef enum:
+    MAX_FEATURE_SLOTS = 64      # the longest feature list sparse_accumulate takes whole
+
+
+cdef void sum_rows(learn_real* dst, const learn_real* bias, const learn_real** rows, int count,
+                   Py_ssize_t h) noexcept nogil:
+    """dst = bias + rows[0] + ... + rows[count - 1], each column summed in that order."""
+    cdef Py_ssize_t j
+    cdef int r
+    cdef learn_real total
+    if learn_real is float:
+        fc_f32_sum_rows(dst, bias, rows, count, <int>h)
+        return
+    for j in range(h):
+        total = bias[j]
+        for r in range(count):
+            total += rows[r][j]
+        dst[j] = total
+
+
 def sparse_accumulate(const learn_real[:, ::1] rows, const learn_real[::1] bias,
                       const int16_t[:, ::1] features, learn_real[:, ::1] out):
-    """out[i] = bias + the sum of rows[f] over the features f of position i."""
+    """out[i] = bias + the sum of rows[f] over the features f of position i (summed
+    in the features' order, in registers a slice of columns at a time)."""
     cdef Py_ssize_t n = features.shape[0], slots = features.shape[1], h = rows.shape[1]
-    cdef Py_ssize_t i, k, j
-    cdef int f, inputs = <int>rows.shape[0]
+    cdef Py_ssize_t i, k
+    cdef int f, count, inputs = <int>rows.shape[0]
+    cdef const learn_real* chosen[MAX_FEATURE_SLOTS]
     if bias.shape[0] != h or out.shape[0] != n or out.shape[1] != h:
         raise ValueError(f"shapes do not fit: rows {rows.shape[0]}x{h}, bias {bias.shape[0]}, "
                          f"features {n}x{slots}, out {out.shape[0]}x{out.shape[1]}")
+    if slots > MAX_FEATURE_SLOTS:
+        raise ValueError(f"feature lists of {slots}: at most {MAX_FEATURE_SLOTS}")
+    if h == 0:
+        return
     with nogil:
         for i in range(n):
-            for j in range(h):
-                out[i, j] = bias[j]
+            count = 0
             for k in range(slots):
                 f = features[i, k]
                 if 0 <= f < inputs:
-                    for j in range(h):
-                        out[i, j] += rows[f, j]
+                    chosen[count] = &rows[f, 0]
+                    count += 1
+            sum_rows(&out[i, 0], &bias[0], chosen, count, h)
 
 
 def sparse_gradient(const int16_t[:, ::1] features, const learn_real[:, ::1] grad,
@@ -406,6 +432,7 @@ def sparse_gradient(const int16_t[:, ::1] features, const learn_real[:, ::1] gra
 # the tests) the same arithmetic in plain loops.
 
 cdef extern from "learn_simd.h":
+    void fc_f32_sum_rows(float* dst, const float* bias, const float* const* rows, int count, int n) noexcept nogil
     float fc_f32_screlu_dot(const float* acc, const float* w, int n) noexcept nogil
     void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) noexcept nogil
 

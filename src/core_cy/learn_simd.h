@@ -1,15 +1,17 @@
-/* The trainer's output layer on float32 rows (api_learn.pxi: output_forward and
- * output_backward), with the vector instructions the variant may use.
+/* The trainer's float32 kernels (api_learn.pxi: sparse_accumulate, output_forward
+ * and output_backward), with the vector instructions the variant may use.
  *
+ *   fc_f32_sum_rows(dst, bias, rows, count, n) dst = bias + rows[0] + ... + rows[count-1]
  *   fc_f32_screlu_dot(acc, w, n)             sum of c^2 w, c = clamp(acc, 0, 1)
  *   fc_f32_screlu_backward(acc, w, dw, g, n) dw += g c^2; acc = 2 g w c where c < 1, else 0
  *
- * n is a multiple of 16 (the hidden size). The kernels are written once over a
- * vector of float lanes, whose operations the AVX2 and SSE2 blocks below define
- * (as simd_kernels.h is for the network's int16 rows); other CPUs get plain C.
- * The sums of the vector forms are taken in another order than the plain C one,
- * so they differ in the last bits of a float; the trainer's results are not bit
- * for bit those of another variant.
+ * n is the hidden size: a multiple of 16 for the output layer's two, any for
+ * fc_f32_sum_rows. The kernels are written once over a vector of float lanes,
+ * whose operations the AVX2 and SSE2 blocks below define (as simd_kernels.h is
+ * for the network's int16 rows); other CPUs get plain C. fc_f32_sum_rows adds
+ * in the same order in every form, so its results are the same to the bit; the
+ * output layer's vector sums are taken in another order than the plain C one,
+ * so they differ in the last bits of a float.
  */
 #ifndef FIANCHETTO_LEARN_SIMD_H
 #define FIANCHETTO_LEARN_SIMD_H
@@ -86,7 +88,37 @@ static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw,
     }
 }
 
+/* dst = bias + rows[0] + ... + rows[count-1] over n floats, FC_F32_SUM_WIDTH at a
+ * time held in registers, each sum in that order (as the plain loop adds). */
+#define FC_F32_SUM_REGS 8
+#define FC_F32_SUM_WIDTH (FC_F32_SUM_REGS * FC_F32_LANES)
+static inline void fc_f32_sum_rows(float* dst, const float* bias, const float* const* rows, int count, int n) {
+    int base = 0;
+    for (; base + FC_F32_SUM_WIDTH <= n; base += FC_F32_SUM_WIDTH) {
+        fc_f32vec r[FC_F32_SUM_REGS];
+        for (int k = 0; k < FC_F32_SUM_REGS; k++) r[k] = fc_f32_load(bias + base + k * FC_F32_LANES);
+        for (int f = 0; f < count; f++) {
+            const float* row = rows[f] + base;
+            for (int k = 0; k < FC_F32_SUM_REGS; k++) r[k] = fc_f32_add(r[k], fc_f32_load(row + k * FC_F32_LANES));
+        }
+        for (int k = 0; k < FC_F32_SUM_REGS; k++) fc_f32_store(dst + base + k * FC_F32_LANES, r[k]);
+    }
+    for (int j = base; j < n; j++) {
+        float v = bias[j];
+        for (int f = 0; f < count; f++) v += rows[f][j];
+        dst[j] = v;
+    }
+}
+
 #else
+
+static inline void fc_f32_sum_rows(float* dst, const float* bias, const float* const* rows, int count, int n) {
+    for (int j = 0; j < n; j++) {
+        float v = bias[j];
+        for (int f = 0; f < count; f++) v += rows[f][j];
+        dst[j] = v;
+    }
+}
 
 static inline float fc_f32_clamp01(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a); }
 
