@@ -47,7 +47,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -294,16 +294,26 @@ def command_report(args: argparse.Namespace, state_path: Path) -> int:
     return 0
 
 
-def command_move(args: argparse.Namespace, state_path: Path) -> int:
+def edit_state(state_path: Path, verb: str, edit: Callable[[dict], None],
+               refusals: Tuple[type, ...], said: Callable[[dict], str]) -> int:
+    """Load the state, edit it and save it, then print said(state); an edit that
+    raises one of `refusals` prints why and leaves the file as it was."""
     state = load(state_path)
     try:
-        move(state, args.ref)
-    except (ValueError, subprocess.CalledProcessError) as exc:
-        print(f"cannot move the tune: {exc}", file=sys.stderr)
+        edit(state)
+    except refusals as exc:
+        print(f"cannot {verb} the tune: {exc}", file=sys.stderr)
         return 2
     save(state_path, state)
-    print(f"the tune goes on from iteration {state['iteration']} with {state['commit'][:12]}")
+    print(said(state))
     return 0
+
+
+def command_move(args: argparse.Namespace, state_path: Path) -> int:
+    return edit_state(state_path, "move", lambda state: move(state, args.ref),
+                      (ValueError, subprocess.CalledProcessError),
+                      lambda state: f"the tune goes on from iteration {state['iteration']} "
+                                    f"with {state['commit'][:12]}")
 
 
 def command_land(args: argparse.Namespace, state_path: Path) -> int:
@@ -321,15 +331,8 @@ def command_land(args: argparse.Namespace, state_path: Path) -> int:
 
 
 def command_rescale(args: argparse.Namespace, state_path: Path) -> int:
-    state = load(state_path)
-    try:
-        rescale(state, args.factor)
-    except ValueError as exc:
-        print(f"cannot rescale the tune: {exc}", file=sys.stderr)
-        return 2
-    save(state_path, state)
-    print(f"learning rates x{args.factor:g} from iteration {state['iteration']}")
-    return 0
+    return edit_state(state_path, "rescale", lambda state: rescale(state, args.factor), (ValueError,),
+                      lambda state: f"learning rates x{args.factor:g} from iteration {state['iteration']}")
 
 
 def command_start(args: argparse.Namespace, state_path: Path) -> int:
