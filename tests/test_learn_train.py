@@ -394,6 +394,26 @@ def test_the_first_layer_adds_rows_in_the_features_order(dtype, hidden, variant)
 
 @pytest.mark.parametrize("variant", dispatch.runnable_variants())
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("positions", [1, 300, 700])
+def test_the_first_layer_gradient_adds_positions_in_their_order(dtype, positions, variant) -> None:
+    """sparse_gradient (blocks of positions listed under each feature, each list
+    added in registers) gives the same floats, to the bit, as adding each
+    position's gradient row to its features' rows one position after another:
+    one position, part of a block, and more than two blocks."""
+    module = importlib.import_module(f"core_cy._core_{variant}")
+    features = batch_features(decode(material_records(positions, seed=6)[0]))
+    rng = np.random.default_rng(13)
+    grad = rng.normal(size=(len(features), 72)).astype(dtype)
+    scattered = rng.normal(size=(768, 72)).astype(dtype)     # it adds to what is there
+    expected = scattered.copy()
+    module.sparse_gradient(features, grad, scattered)
+    for i, row in enumerate(features):
+        expected[row[row < len(expected)]] += grad[i]
+    np.testing.assert_array_equal(scattered, expected)
+
+
+@pytest.mark.parametrize("variant", dispatch.runnable_variants())
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:
     """output_forward and output_backward (vector kernels on float32, in every core
     variant this CPU runs) against the numpy formulas, with accumulators below 0,

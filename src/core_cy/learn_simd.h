@@ -1,7 +1,9 @@
-/* The trainer's float32 kernels (api_learn.pxi: sparse_accumulate, output_forward
- * and output_backward), with the vector instructions the variant may use.
+/* The trainer's float32 kernels (api_learn.pxi: sparse_accumulate, sparse_gradient,
+ * output_forward and output_backward), with the vector instructions the variant
+ * may use.
  *
  *   fc_f32_sum_rows(dst, bias, rows, count, n) dst = bias + rows[0] + ... + rows[count-1]
+ *                                            (bias may be dst: the gradient adds in place)
  *   fc_f32_screlu_dot(acc, w, n)             sum of c^2 w, c = clamp(acc, 0, 1)
  *   fc_f32_screlu_backward(acc, w, dw, g, n) dw += g c^2; acc = 2 g w c where c < 1, else 0
  *
