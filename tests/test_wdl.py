@@ -11,7 +11,7 @@ import pytest
 
 from fianchetto import wdl
 from fianchetto.network import default_network_path
-from fianchetto.wdl import DEFAULT_MODEL, WdlModel, load_model, material_of_fen, model_for
+from fianchetto.wdl import DEFAULT_MODEL, WdlModel, load_model, material_of_fen
 from support.uci_pipe import UciPipe
 
 
@@ -59,12 +59,12 @@ def test_the_plateau_holds_the_win_rate_of_a_large_score_below_certainty():
 def test_a_model_file_beside_a_network_is_its_model(tmp_path):
     net = tmp_path / "net.nnue"
     net.write_bytes(b"")
-    assert model_for(str(net)) is DEFAULT_MODEL                     # none beside it
+    assert load_model(str(net))[0] is DEFAULT_MODEL                     # none beside it
     (tmp_path / "net.nnue.wdl.json").write_text(WdlModel((200.0,), (70.0,), "test").to_json())
-    assert model_for(str(net)).a == (200.0,)
+    assert load_model(str(net))[0].a == (200.0,)
     assert load_model(str(net))[1] is None
     (tmp_path / "net.nnue.wdl.json").write_text("{not json")
-    assert model_for(str(net)) is DEFAULT_MODEL                     # a bad file is not used...
+    assert load_model(str(net))[0] is DEFAULT_MODEL                     # a bad file is not used...
     model, problem = load_model(str(net))
     assert model is DEFAULT_MODEL and "net.nnue.wdl.json refused" in problem   # ...and says why
     (tmp_path / "net.nnue.wdl.json").unlink()
@@ -213,7 +213,7 @@ def test_wdl_fit_reports_its_fit_on_the_data_it_fitted(monkeypatch, capsys, tmp_
 
 
 def test_the_default_model_is_the_shipped_network_s():
-    shipped = model_for(str(default_network_path()))
+    shipped = load_model(str(default_network_path()))[0]
     assert shipped is not DEFAULT_MODEL and shipped.d
     for pawns in (17, 30, 58, 78):
         assert shipped.midpoint(pawns) == pytest.approx(DEFAULT_MODEL.midpoint(pawns), abs=0.01)

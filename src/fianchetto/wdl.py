@@ -134,14 +134,9 @@ def exact(score_sign: int) -> Tuple[int, int, int]:
     return (1000, 0, 0) if score_sign > 0 else (0, 0, 1000) if score_sign < 0 else (0, 1000, 0)
 
 
-def model_for(network: Optional[str]) -> WdlModel:
-    """The model beside a network file (``<file>.wdl.json``), else the default."""
-    return load_model(network)[0]
-
-
 def load_model(network: Optional[str]) -> Tuple[WdlModel, Optional[str]]:
-    """The model beside a network file and None; or, when there is none or it
-    cannot be used, the default model and a sentence saying so."""
+    """The model beside a network file (``<file>.wdl.json``) and None; or, when
+    there is none or it cannot be used, the default model and a sentence saying so."""
     if not network:
         return DEFAULT_MODEL, None
     path = Path(network + MODEL_SUFFIX)
