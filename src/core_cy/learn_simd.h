@@ -18,6 +18,17 @@
 #ifndef FIANCHETTO_LEARN_SIMD_H
 #define FIANCHETTO_LEARN_SIMD_H
 
+/* fc_f32_sum_rows's plain loop over the columns [from, n): every form's tail
+ * and the whole of the plain C form. */
+static inline void fc_f32_sum_rows_plain(float* dst, const float* bias, const float* const* rows,
+                                         int count, int from, int n) {
+    for (int j = from; j < n; j++) {
+        float v = bias[j];
+        for (int f = 0; f < count; f++) v += rows[f][j];
+        dst[j] = v;
+    }
+}
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 
@@ -105,21 +116,13 @@ static inline void fc_f32_sum_rows(float* dst, const float* bias, const float* c
         }
         for (int k = 0; k < FC_F32_SUM_REGS; k++) fc_f32_store(dst + base + k * FC_F32_LANES, r[k]);
     }
-    for (int j = base; j < n; j++) {
-        float v = bias[j];
-        for (int f = 0; f < count; f++) v += rows[f][j];
-        dst[j] = v;
-    }
+    fc_f32_sum_rows_plain(dst, bias, rows, count, base, n);
 }
 
 #else
 
 static inline void fc_f32_sum_rows(float* dst, const float* bias, const float* const* rows, int count, int n) {
-    for (int j = 0; j < n; j++) {
-        float v = bias[j];
-        for (int f = 0; f < count; f++) v += rows[f][j];
-        dst[j] = v;
-    }
+    fc_f32_sum_rows_plain(dst, bias, rows, count, 0, n);
 }
 
 static inline float fc_f32_clamp01(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a); }
