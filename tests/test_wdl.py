@@ -59,16 +59,17 @@ def test_the_plateau_holds_the_win_rate_of_a_large_score_below_certainty():
 def test_a_model_file_beside_a_network_is_its_model(tmp_path):
     net = tmp_path / "net.nnue"
     net.write_bytes(b"")
-    assert load_model(str(net))[0] is DEFAULT_MODEL                     # none beside it
-    (tmp_path / "net.nnue.wdl.json").write_text(WdlModel((200.0,), (70.0,), "test").to_json())
-    assert load_model(str(net))[0].a == (200.0,)
-    assert load_model(str(net))[1] is None
-    (tmp_path / "net.nnue.wdl.json").write_text("{not json")
-    assert load_model(str(net))[0] is DEFAULT_MODEL                     # a bad file is not used...
     model, problem = load_model(str(net))
-    assert model is DEFAULT_MODEL and "net.nnue.wdl.json refused" in problem   # ...and says why
+    assert model is DEFAULT_MODEL and "no win/draw/loss model beside" in problem   # none beside it
+    (tmp_path / "net.nnue.wdl.json").write_text(WdlModel((200.0,), (70.0,), "test").to_json())
+    model, problem = load_model(str(net))
+    assert model.a == (200.0,) and problem is None
+    (tmp_path / "net.nnue.wdl.json").write_text("{not json")
+    model, problem = load_model(str(net))
+    assert model is DEFAULT_MODEL and "net.nnue.wdl.json refused" in problem   # not used, and says why
     (tmp_path / "net.nnue.wdl.json").unlink()
-    assert "no win/draw/loss model beside" in load_model(str(net))[1]
+    model, problem = load_model(str(net))
+    assert model is DEFAULT_MODEL and "no win/draw/loss model beside" in problem   # gone again
     assert load_model(None) == (DEFAULT_MODEL, None)
     for bad in ('{"a": [], "b": [1]}', '{"a": [1], "b": [1], "d": "x"}', '{"a": [1], "b": [1], "d": [NaN]}',
                 '[1, 2]'):
