@@ -130,9 +130,11 @@ def test_the_tune_build_with_default_values_gives_the_bench_signature(tune_tree)
 def test_the_tune_build_s_options_set_the_search_s_constants(tune_tree):
     fen = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
     base, lines = search_nodes(tune_tree, [], fen)
-    assert "option name RFP_MARGIN type spin default 112 min 40 max 250" in lines
-    assert any(line.startswith("option name TM_SCORE_DROP_SCALE_CP type spin default 100") for line in lines)
-    same, _ = search_nodes(tune_tree, ["setoption name RFP_MARGIN value 112\n"], fen)
+    rfp = tunables.by_name("RFP_MARGIN").value
+    assert f"option name RFP_MARGIN type spin default {rfp} min 40 max 250" in lines
+    drop = tunables.by_name("TM_SCORE_DROP_SCALE_CP").value
+    assert any(line.startswith(f"option name TM_SCORE_DROP_SCALE_CP type spin default {drop} ") for line in lines)
+    same, _ = search_nodes(tune_tree, [f"setoption name RFP_MARGIN value {rfp}\n"], fen)
     margin, _ = search_nodes(tune_tree, ["setoption name RFP_MARGIN value 40\n"], fen)
     lmr, _ = search_nodes(tune_tree, ["setoption name LMR_DIVISOR_X100 value 150\n"], fen)
     assert same == base and margin != base and lmr != base

@@ -9,41 +9,41 @@
 static int fc_tunables[FC_TUNABLE_COUNT] = {
     5,   /* 0: ASPIRATION_MIN_DEPTH */
     16,   /* 1: ASPIRATION_DELTA */
-    8,   /* 2: RFP_MAX_DEPTH */
-    112,   /* 3: RFP_MARGIN */
-    2,   /* 4: RAZOR_MAX_DEPTH */
-    375,   /* 5: RAZOR_MARGIN */
-    3,   /* 6: NMP_MIN_DEPTH */
-    3,   /* 7: NMP_BASE_REDUCTION */
+    7,   /* 2: RFP_MAX_DEPTH */
+    108,   /* 3: RFP_MARGIN */
+    1,   /* 4: RAZOR_MAX_DEPTH */
+    378,   /* 5: RAZOR_MARGIN */
+    2,   /* 6: NMP_MIN_DEPTH */
+    4,   /* 7: NMP_BASE_REDUCTION */
     4,   /* 8: NMP_DEPTH_DIVISOR */
-    300,   /* 9: NMP_EVAL_DIVISOR */
+    298,   /* 9: NMP_EVAL_DIVISOR */
     3,   /* 10: NMP_MAX_EVAL_REDUCTION */
     4,   /* 11: IIR_MIN_DEPTH */
     8,   /* 12: LMP_MAX_DEPTH */
     3,   /* 13: LMP_BASE */
     6,   /* 14: FUTILITY_MAX_DEPTH */
-    120,   /* 15: FUTILITY_BASE */
-    135,   /* 16: FUTILITY_MARGIN */
+    119,   /* 15: FUTILITY_BASE */
+    136,   /* 16: FUTILITY_MARGIN */
     8,   /* 17: SEE_QUIET_MAX_DEPTH */
     25,   /* 18: SEE_QUIET_MARGIN */
     6,   /* 19: SEE_CAPTURE_MAX_DEPTH */
-    90,   /* 20: SEE_CAPTURE_MARGIN */
+    86,   /* 20: SEE_CAPTURE_MARGIN */
     3,   /* 21: LMR_MIN_DEPTH */
-    80,   /* 22: LMR_BASE_X100 */
-    230,   /* 23: LMR_DIVISOR_X100 */
-    10000,   /* 24: LMR_HISTORY_DIVISOR */
+    79,   /* 22: LMR_BASE_X100 */
+    215,   /* 23: LMR_DIVISOR_X100 */
+    9013,   /* 24: LMR_HISTORY_DIVISOR */
     3,   /* 25: ROOT_LMR_MIN_MOVES */
-    2,   /* 26: ROOT_LMR_DIVISOR */
-    300,   /* 27: QS_DELTA_MARGIN */
-    400,   /* 28: HISTORY_BONUS_SCALE */
-    200,   /* 29: HISTORY_BONUS_OFFSET */
-    2400,   /* 30: HISTORY_BONUS_MAX */
-    50,   /* 31: TM_BEST_MOVE_CHANGE_WEIGHT_X100 */
-    50,   /* 32: TM_BEST_MOVE_CHANGE_DECAY_X100 */
-    100,   /* 33: TM_SCORE_DROP_SCALE_CP */
-    150,   /* 34: TM_MAX_SCORE_DROP_FACTOR_X100 */
-    150,   /* 35: TM_NODE_EFFORT_BASE_X100 */
-    100,   /* 36: TM_NODE_EFFORT_SLOPE_X100 */
+    1,   /* 26: ROOT_LMR_DIVISOR */
+    329,   /* 27: QS_DELTA_MARGIN */
+    385,   /* 28: HISTORY_BONUS_SCALE */
+    199,   /* 29: HISTORY_BONUS_OFFSET */
+    2545,   /* 30: HISTORY_BONUS_MAX */
+    49,   /* 31: TM_BEST_MOVE_CHANGE_WEIGHT_X100 */
+    52,   /* 32: TM_BEST_MOVE_CHANGE_DECAY_X100 */
+    97,   /* 33: TM_SCORE_DROP_SCALE_CP */
+    152,   /* 34: TM_MAX_SCORE_DROP_FACTOR_X100 */
+    148,   /* 35: TM_NODE_EFFORT_BASE_X100 */
+    107,   /* 36: TM_NODE_EFFORT_SLOPE_X100 */
 };
 
 #ifdef FIANCHETTO_TUNE
@@ -89,41 +89,41 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define FC_TUNE 0
 #define fc_t_ASPIRATION_MIN_DEPTH 5
 #define fc_t_ASPIRATION_DELTA 16
-#define fc_t_RFP_MAX_DEPTH 8
-#define fc_t_RFP_MARGIN 112
-#define fc_t_RAZOR_MAX_DEPTH 2
-#define fc_t_RAZOR_MARGIN 375
-#define fc_t_NMP_MIN_DEPTH 3
-#define fc_t_NMP_BASE_REDUCTION 3
+#define fc_t_RFP_MAX_DEPTH 7
+#define fc_t_RFP_MARGIN 108
+#define fc_t_RAZOR_MAX_DEPTH 1
+#define fc_t_RAZOR_MARGIN 378
+#define fc_t_NMP_MIN_DEPTH 2
+#define fc_t_NMP_BASE_REDUCTION 4
 #define fc_t_NMP_DEPTH_DIVISOR 4
-#define fc_t_NMP_EVAL_DIVISOR 300
+#define fc_t_NMP_EVAL_DIVISOR 298
 #define fc_t_NMP_MAX_EVAL_REDUCTION 3
 #define fc_t_IIR_MIN_DEPTH 4
 #define fc_t_LMP_MAX_DEPTH 8
 #define fc_t_LMP_BASE 3
 #define fc_t_FUTILITY_MAX_DEPTH 6
-#define fc_t_FUTILITY_BASE 120
-#define fc_t_FUTILITY_MARGIN 135
+#define fc_t_FUTILITY_BASE 119
+#define fc_t_FUTILITY_MARGIN 136
 #define fc_t_SEE_QUIET_MAX_DEPTH 8
 #define fc_t_SEE_QUIET_MARGIN 25
 #define fc_t_SEE_CAPTURE_MAX_DEPTH 6
-#define fc_t_SEE_CAPTURE_MARGIN 90
+#define fc_t_SEE_CAPTURE_MARGIN 86
 #define fc_t_LMR_MIN_DEPTH 3
-#define fc_t_LMR_BASE_X100 80
-#define fc_t_LMR_DIVISOR_X100 230
-#define fc_t_LMR_HISTORY_DIVISOR 10000
+#define fc_t_LMR_BASE_X100 79
+#define fc_t_LMR_DIVISOR_X100 215
+#define fc_t_LMR_HISTORY_DIVISOR 9013
 #define fc_t_ROOT_LMR_MIN_MOVES 3
-#define fc_t_ROOT_LMR_DIVISOR 2
-#define fc_t_QS_DELTA_MARGIN 300
-#define fc_t_HISTORY_BONUS_SCALE 400
-#define fc_t_HISTORY_BONUS_OFFSET 200
-#define fc_t_HISTORY_BONUS_MAX 2400
-#define fc_t_TM_BEST_MOVE_CHANGE_WEIGHT_X100 50
-#define fc_t_TM_BEST_MOVE_CHANGE_DECAY_X100 50
-#define fc_t_TM_SCORE_DROP_SCALE_CP 100
-#define fc_t_TM_MAX_SCORE_DROP_FACTOR_X100 150
-#define fc_t_TM_NODE_EFFORT_BASE_X100 150
-#define fc_t_TM_NODE_EFFORT_SLOPE_X100 100
+#define fc_t_ROOT_LMR_DIVISOR 1
+#define fc_t_QS_DELTA_MARGIN 329
+#define fc_t_HISTORY_BONUS_SCALE 385
+#define fc_t_HISTORY_BONUS_OFFSET 199
+#define fc_t_HISTORY_BONUS_MAX 2545
+#define fc_t_TM_BEST_MOVE_CHANGE_WEIGHT_X100 49
+#define fc_t_TM_BEST_MOVE_CHANGE_DECAY_X100 52
+#define fc_t_TM_SCORE_DROP_SCALE_CP 97
+#define fc_t_TM_MAX_SCORE_DROP_FACTOR_X100 152
+#define fc_t_TM_NODE_EFFORT_BASE_X100 148
+#define fc_t_TM_NODE_EFFORT_SLOPE_X100 107
 #endif
 
 #endif

@@ -35,15 +35,15 @@ TUNABLES: Tuple[Tunable, ...] = (
     row("ASPIRATION_MIN_DEPTH", 5, 2, 9, 0.5),
     row("ASPIRATION_DELTA", 16, 5, 60),
     # Reverse futility pruning and razoring.
-    row("RFP_MAX_DEPTH", 8, 4, 12, 0.5),
-    row("RFP_MARGIN", 112, 40, 250),
-    row("RAZOR_MAX_DEPTH", 2, 1, 5, 0.5),
-    row("RAZOR_MARGIN", 375, 150, 700),
+    row("RFP_MAX_DEPTH", 7, 4, 12, 0.5),
+    row("RFP_MARGIN", 108, 40, 250),
+    row("RAZOR_MAX_DEPTH", 1, 1, 5, 0.5),
+    row("RAZOR_MARGIN", 378, 150, 700),
     # Null move pruning.
-    row("NMP_MIN_DEPTH", 3, 1, 6, 0.5),
-    row("NMP_BASE_REDUCTION", 3, 1, 6, 0.5),
+    row("NMP_MIN_DEPTH", 2, 1, 6, 0.5),
+    row("NMP_BASE_REDUCTION", 4, 1, 6, 0.5),
     row("NMP_DEPTH_DIVISOR", 4, 2, 8, 0.5),
-    row("NMP_EVAL_DIVISOR", 300, 100, 600),
+    row("NMP_EVAL_DIVISOR", 298, 100, 600),
     row("NMP_MAX_EVAL_REDUCTION", 3, 1, 6, 0.5),
     # Internal iterative reduction.
     row("IIR_MIN_DEPTH", 4, 2, 8, 0.5),
@@ -52,34 +52,34 @@ TUNABLES: Tuple[Tunable, ...] = (
     row("LMP_BASE", 3, 0, 10, 0.5),
     # Futility pruning.
     row("FUTILITY_MAX_DEPTH", 6, 3, 10, 0.5),
-    row("FUTILITY_BASE", 120, 0, 300),
-    row("FUTILITY_MARGIN", 135, 50, 300),
+    row("FUTILITY_BASE", 119, 0, 300),
+    row("FUTILITY_MARGIN", 136, 50, 300),
     # SEE pruning of quiet moves and captures.
     row("SEE_QUIET_MAX_DEPTH", 8, 3, 12, 0.5),
     row("SEE_QUIET_MARGIN", 25, 5, 80, 2),
     row("SEE_CAPTURE_MAX_DEPTH", 6, 3, 10, 0.5),
-    row("SEE_CAPTURE_MARGIN", 90, 30, 200),
+    row("SEE_CAPTURE_MARGIN", 86, 30, 200),
     # Late move reductions: LMR_BASE + log(depth) log(moves) / LMR_DIVISOR.
     row("LMR_MIN_DEPTH", 3, 2, 5, 0.5),
-    row("LMR_BASE_X100", 80, 0, 200, 6),
-    row("LMR_DIVISOR_X100", 230, 130, 400, 10),
-    row("LMR_HISTORY_DIVISOR", 10000, 3000, 30000, 600),
+    row("LMR_BASE_X100", 79, 0, 200, 6),
+    row("LMR_DIVISOR_X100", 215, 130, 400, 10),
+    row("LMR_HISTORY_DIVISOR", 9013, 3000, 30000, 600),
     row("ROOT_LMR_MIN_MOVES", 3, 1, 8, 0.5),
-    row("ROOT_LMR_DIVISOR", 2, 1, 4, 0.5),
+    row("ROOT_LMR_DIVISOR", 1, 1, 4, 0.5),
     # Quiescence delta pruning.
-    row("QS_DELTA_MARGIN", 300, 100, 600),
+    row("QS_DELTA_MARGIN", 329, 100, 600),
     # History bonus (and malus) per cut-off: min(SCALE * depth - OFFSET, MAX).
-    row("HISTORY_BONUS_SCALE", 400, 100, 800),
-    row("HISTORY_BONUS_OFFSET", 200, 0, 600),
-    row("HISTORY_BONUS_MAX", 2400, 800, 4800, 120),
+    row("HISTORY_BONUS_SCALE", 385, 100, 800),
+    row("HISTORY_BONUS_OFFSET", 199, 0, 600),
+    row("HISTORY_BONUS_MAX", 2545, 800, 4800, 120),
     # Time manager (search.pxi): how much instability, a falling score (in the
     # network's units) and node effort stretch the soft limit.
-    row("TM_BEST_MOVE_CHANGE_WEIGHT_X100", 50, 0, 150, 5),
-    row("TM_BEST_MOVE_CHANGE_DECAY_X100", 50, 10, 90, 4),
-    row("TM_SCORE_DROP_SCALE_CP", 100, 30, 300, 8),
-    row("TM_MAX_SCORE_DROP_FACTOR_X100", 150, 100, 250, 8),
-    row("TM_NODE_EFFORT_BASE_X100", 150, 100, 250, 8),
-    row("TM_NODE_EFFORT_SLOPE_X100", 100, 0, 200, 8),
+    row("TM_BEST_MOVE_CHANGE_WEIGHT_X100", 49, 0, 150, 5),
+    row("TM_BEST_MOVE_CHANGE_DECAY_X100", 52, 10, 90, 4),
+    row("TM_SCORE_DROP_SCALE_CP", 97, 30, 300, 8),
+    row("TM_MAX_SCORE_DROP_FACTOR_X100", 152, 100, 250, 8),
+    row("TM_NODE_EFFORT_BASE_X100", 148, 100, 250, 8),
+    row("TM_NODE_EFFORT_SLOPE_X100", 107, 0, 200, 8),
 )
 
 
