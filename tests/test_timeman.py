@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 
+from core_cy import tunables
 from core_cy.core import TimeManagerState
 from fianchetto.options import DEFAULT_MOVE_OVERHEAD_MS
 from fianchetto.timeman import NO_LIMITS, TimeLimits, plan, plan_for_side, reserve
@@ -15,6 +16,12 @@ EFFORT_MIN_DEPTH = 6        # search.pxi's TM_EFFORT_MIN_DEPTH
 E2E4, D2D4, C2C4 = 1, 2, 3  # any numbers name the moves
 
 OVERHEAD = 50
+
+
+def tuned(name: str) -> float:
+    """A time-management constant of the table, as a factor when its unit is x100."""
+    value = tunables.by_name(name).value
+    return value / 100 if name.endswith("_X100") else value
 
 
 def test_no_clock_means_no_limits():
@@ -174,9 +181,11 @@ def test_the_core_stretches_soft_on_best_move_changes():
     assert tm.record(E2E4, 20) == 1.0 and tm.soft_limit(100, 400) == 100   # nothing to compare yet
     assert tm.record(E2E4, 22) == 1.0                                       # stable
     tm.record(D2D4, 25)                                                     # the best move changed
-    assert tm.soft_limit(100, 400) == 150
+    once = tm.soft_limit(100, 400)
+    assert once > 100
+    assert once == int(100 * (1 + tuned("TM_BEST_MOVE_CHANGE_WEIGHT_X100")))   # one change, no score drop
     tm.record(C2C4, 25)
-    assert tm.soft_limit(100, 400) > 150
+    assert tm.soft_limit(100, 400) > once
     for _ in range(8):                    # stability lets the stretch decay back toward the plan
         tm.record(C2C4, 25)
     assert tm.soft_limit(100, 400) <= 105
@@ -186,7 +195,9 @@ def test_the_core_stretches_soft_on_a_falling_score():
     tm = TimeManagerState()
     tm.record(E2E4, 50)
     tm.record(E2E4, 0)
-    assert tm.soft_limit(100, 400) == 150
+    falling = min(tuned("TM_MAX_SCORE_DROP_FACTOR_X100"), 1 + 50 / tuned("TM_SCORE_DROP_SCALE_CP"))
+    assert falling > 1
+    assert tm.soft_limit(100, 400) == int(100 * falling)                       # no best-move change
     rising = TimeManagerState()           # a rising score does not stretch
     rising.record(E2E4, 0)
     rising.record(E2E4, 80)
