@@ -87,6 +87,8 @@ def test_build_info_describes_the_core():
             assert info["sliders"] == "magic", info
         if info["variant"] == "avx2":
             assert hardware and info["simd"] == "AVX2" and "bmi2" in info["features"], info
+        if info["variant"] == "avx512":
+            assert hardware and info["simd"] == "AVX-512" and "avx512bw" in info["features"], info
 
 
 def test_doctor_reports_version_build_book_network_and_syzygy(tmp_path):

@@ -60,14 +60,14 @@ def _network_header(data):
 
 cdef bint network_in_range(const Network* net, int inputs) noexcept nogil:
     """Accumulators cannot overflow int16 (32 pieces) and v * w fits 16 bits."""
-    cdef int i, f, h = net.hidden, worst
-    for i in range(2 * h * net.buckets):
+    cdef int i, f, lanes = net.lanes, worst
+    for i in range(2 * lanes * net.buckets):
         if iabs(net.out_weights[i]) > NNUE_MAX_OUT_WEIGHT:
             return False
-    for i in range(h):
+    for i in range(net.hidden):
         worst = iabs(net.ft_bias[i])
         for f in range(inputs):
-            worst = max(worst, iabs(net.ft_bias[i]) + 32 * iabs(net.ft_weights[f * h + i]))
+            worst = max(worst, iabs(net.ft_bias[i]) + 32 * iabs(net.ft_weights[f * lanes + i]))
         if worst > 32767:
             return False
     return True
@@ -90,7 +90,8 @@ def load_network(data):
     if not network_alloc(&fresh, header["hidden"], buckets, header["king_buckets"]):
         raise MemoryError("cannot allocate the network")
     set_king_views(&fresh, NETWORK_KING_BUCKET_LAYOUTS.get(header["king_buckets"]))
-    memcpy(fresh.ft_weights, p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES - 4 * buckets)
+    copy_padded_rows(&fresh, <const int16_t*>(p + NNUE_HEADER_BYTES),
+                     header["inputs"] + 1 + 2 * buckets)
     for i, bias in enumerate(_struct.unpack_from(f"<{buckets}i", raw, len(raw) - 4 * buckets)):
         fresh.out_bias[i] = bias
     fresh.qa, fresh.qb, fresh.scale = header["qa"], header["qb"], header["scale"]
@@ -101,6 +102,15 @@ def load_network(data):
     NET = fresh
     return {"hidden": header["hidden"], "buckets": buckets, "king_buckets": header["king_buckets"],
             "checksum": header["checksum"]}
+
+
+cdef void copy_padded_rows(Network* net, const int16_t* rows, size_t count) noexcept nogil:
+    """The file's `count` rows of `hidden` int16 (first-layer weights, bias, then
+    each output layer's two halves), in order, into the network's rows of `lanes`.
+    The file's bytes are little-endian int16, as every supported CPU reads them."""
+    cdef size_t r
+    for r in range(count):
+        memcpy(net.ft_weights + r * net.lanes, rows + r * net.hidden, net.hidden * sizeof(int16_t))
 
 
 cdef set_king_views(Network* net, layout):

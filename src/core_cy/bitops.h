@@ -284,6 +284,9 @@ static const char* fc_build_features(void) {
 #if defined(__AVX512F__)
         " avx512f"
 #endif
+#if defined(__AVX512BW__)
+        " avx512bw"
+#endif
 #if defined(__ARM_FEATURE_SVE)
         " sve"
 #endif

@@ -18,8 +18,8 @@ def build_info():
     on), ``compiler``, ``arch``, ``features`` (instruction-set extensions the compiler
     was allowed to use beyond the architecture's baseline), ``popcount`` (the
     hardware instruction or the portable routine), ``variant`` (the name this
-    variant was built as, variants.py) and ``simd`` (the network's kernels: AVX2,
-    SSE2 or generic C), ``sliders`` (how slider attacks are looked up, chosen for
+    variant was built as, variants.py) and ``simd`` (the network's kernels:
+    AVX-512, AVX2, SSE2 or generic C), ``sliders`` (how slider attacks are looked up, chosen for
     the running CPU: ``pext`` or ``magic``) and ``tune`` (``FIANCHETTO_TUNE=1``: the search's constants are
     UCI options).
     """

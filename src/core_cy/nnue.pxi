@@ -33,6 +33,8 @@ cdef enum:
 
 ctypedef struct Network:
     int hidden
+    int lanes                  # hidden rounded up to FC_SIMD_LANES: the length of every
+                               #   row in memory, whose lanes past `hidden` hold zeros
     int buckets                # output layers: 1, or NNUE_MAX_BUCKETS by piece count
     int king_buckets           # sets of NNUE_INPUTS inputs by king square; 0: one, unmirrored
     uint8_t king_flip[64]      # by the view's own king square, seen from its side: 7 to
@@ -40,9 +42,9 @@ ctypedef struct Network:
     int qa                     # activation quantisation (clip value)
     int qb                     # output weight quantisation
     int scale                  # network units to centipawns
-    int16_t* ft_weights        # [NNUE_INPUTS][hidden]
-    int16_t* ft_bias           # [hidden]
-    int16_t* out_weights       # [buckets][2 * hidden]: side to move's half, then the other side's
+    int16_t* ft_weights        # [NNUE_INPUTS][lanes]
+    int16_t* ft_bias           # [lanes]
+    int16_t* out_weights       # [buckets][2][lanes]: side to move's half, then the other side's
     int32_t out_bias[NNUE_MAX_BUCKETS]
 
 cdef Network NET                # read-only while any search runs
@@ -55,7 +57,9 @@ cdef inline int feature_index(Color view, Piece pc, Square s) noexcept nogil:
             + (s ^ 56 if view == BLACK else s))
 
 cdef extern from "simd.h":
-    # The vector kernels (simd.h): AVX2, SSE2 or plain C, as the build allows.
+    # The vector kernels (simd.h): AVX-512, AVX2, SSE2 or plain C, as the build allows;
+    # n is a row's length in memory (Network.lanes), a multiple of FC_SIMD_LANES.
+    enum: FC_SIMD_LANES
     void fc_acc_add(int16_t* acc, const int16_t* row, int n) noexcept nogil
     void fc_acc_sub(int16_t* acc, const int16_t* row, int n) noexcept nogil
     void fc_acc_copy_add_sub(int16_t* acc, const int16_t* parent, const int16_t* a0,
@@ -85,7 +89,7 @@ cdef inline KingView king_view(const Position* pos, Color view) noexcept nogil:
         return kv
     k = oriented(view, king_square(pos, view))
     kv.flip = NET.king_flip[k]
-    kv.rows = NET.ft_weights + <size_t>NET.king_base[k] * NET.hidden
+    kv.rows = NET.ft_weights + <size_t>NET.king_base[k] * NET.lanes
     return kv
 
 cdef inline bint same_king_view(Color c, Square a, Square b) noexcept nogil:
@@ -103,7 +107,7 @@ cdef inline bint changes_king_view(const StateInfo* st) noexcept nogil:
     return False
 
 cdef inline const int16_t* weight_row(const KingView* kv, Color view, Piece pc, Square s) noexcept nogil:
-    return kv.rows + feature_index(view, pc, s ^ kv.flip) * NET.hidden
+    return kv.rows + feature_index(view, pc, s ^ kv.flip) * NET.lanes
 
 cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept nogil:
     """Bias plus the rows of every piece on the board, for both views."""
@@ -121,7 +125,7 @@ cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept no
             s = pop_lsb(&b)
             rows[count] = weight_row(&kv, view, pos.board[s], s)
             count += 1
-        fc_acc_refresh(acc.v[view], NET.ft_bias, rows, count, NET.hidden)
+        fc_acc_refresh(acc.v[view], NET.ft_bias, rows, count, NET.lanes)
 
 cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
                              const StateInfo* st, const KingView* views) noexcept nogil:
@@ -130,7 +134,7 @@ cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
     quiet move, a capture) are then applied in one pass, the others row by row.
     int16 sums wrap, so the order of the additions cannot change the result.
     `views` are both sides' king views, the same in parent and child."""
-    cdef int h = NET.hidden, i, adds, subs
+    cdef int h = NET.lanes, i, adds, subs
     cdef const int16_t* add_rows[3]
     cdef const int16_t* sub_rows[3]
     cdef Color view
@@ -183,7 +187,7 @@ cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     return &pos.accs[top]
 
 cdef bint accumulators_equal(const Accumulator* a, const Accumulator* b) noexcept nogil:
-    cdef int h = NET.hidden
+    cdef int h = NET.lanes
     return (memcmp(a.v[0], b.v[0], h * sizeof(int16_t)) == 0
             and memcmp(a.v[1], b.v[1], h * sizeof(int16_t)) == 0)
 
@@ -211,7 +215,7 @@ cdef inline int64_t scale_output(int64_t total, int64_t bias) noexcept nogil:
 
 cdef inline int network_output(const Accumulator* acc, Color side, int bucket) noexcept nogil:
     """Centipawns for the side to move from the two views of an accumulator."""
-    cdef int h = NET.hidden
+    cdef int h = NET.lanes
     cdef const int16_t* weights = NET.out_weights + bucket * 2 * h
     cdef int64_t total = (fc_screlu_dot(acc.v[side], weights, h, NET.qa)
                           + fc_screlu_dot(acc.v[side ^ 1], weights + h, h, NET.qa))
@@ -264,19 +268,23 @@ cdef void network_free(Network* net) noexcept nogil:
     net.ft_bias = NULL
     net.out_weights = NULL
     net.hidden = 0
+    net.lanes = 0
 
 cdef bint network_alloc(Network* net, int hidden, int buckets, int king_buckets) noexcept nogil:
-    """One block for all the int16 parameters (on huge pages where there are: rows
-    are read at random); False when memory is short. The king views are set by
-    the loader (set_king_views); until then every square has the first rows."""
+    """One zeroed block for all the int16 parameters, rows of `lanes` (on huge pages
+    where there are: rows are read at random); False when memory is short. The
+    king views are set by the loader (set_king_views); until then every square
+    has the first rows."""
     cdef size_t inputs = <size_t>NNUE_INPUTS * max(1, king_buckets)
-    cdef size_t count = (inputs + 1 + 2 * buckets) * hidden
+    cdef int lanes = (hidden + FC_SIMD_LANES - 1) // FC_SIMD_LANES * FC_SIMD_LANES
+    cdef size_t count = (inputs + 1 + 2 * buckets) * lanes
     net.ft_weights = <int16_t*>fc_alloc_table(count * sizeof(int16_t))
     if net.ft_weights == NULL:
         return False
-    net.ft_bias = net.ft_weights + inputs * hidden
-    net.out_weights = net.ft_bias + hidden
+    net.ft_bias = net.ft_weights + inputs * lanes
+    net.out_weights = net.ft_bias + lanes
     net.hidden = hidden
+    net.lanes = lanes
     net.buckets = buckets
     net.king_buckets = king_buckets
     memset(net.king_flip, 0, sizeof(net.king_flip))

@@ -1,6 +1,7 @@
 /* The network's kernels written once over a vector of int16 lanes (simd.h).
- * Included by simd_sse2.h and simd_avx2.h after they define fc_vec, FC_VEC_LANES
- * and the operations (fc_load, fc_add16, fc_madd16, ...) for their registers. */
+ * Included by simd_sse2.h, simd_avx2.h and simd_avx512.h after they define fc_vec,
+ * FC_VEC_LANES and the operations (fc_load, fc_add16, fc_madd16, ...) for their
+ * registers. */
 #ifndef FIANCHETTO_SIMD_KERNELS_H
 #define FIANCHETTO_SIMD_KERNELS_H
 

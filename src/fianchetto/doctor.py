@@ -2,8 +2,8 @@
 
 The first thing to ask for in a bug report. It prints, one ``name: value`` per
 line: the version, Python and the platform, where the package and the compiled
-core were loaded from, which variant of the core runs (``avx2`` or
-``baseline``, chosen for the CPU at import) and which are installed, how it was
+core were loaded from, which variant of the core runs (``avx512``, ``avx2``
+or ``baseline``, chosen for the CPU at import) and which are installed, how it was
 compiled (portable or native, optimised or checked, compiler, the CPU features
 it may use, which popcount, which network kernels), the CPU and its features,
 the default opening book and evaluation network it finds, and the Syzygy
