@@ -94,8 +94,8 @@ def tune_tree(tmp_path_factory) -> Path:
     return tree
 
 
-def in_tree(tree: Path, args, text=None):
-    return subprocess.run([sys.executable, "-m", "fianchetto", *args], input=text, capture_output=True,
+def in_tree(tree: Path, args):
+    return subprocess.run([sys.executable, "-m", "fianchetto", *args], capture_output=True,
                           text=True, timeout=300, cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)))
 
 
@@ -138,8 +138,12 @@ def test_the_tune_build_s_options_set_the_search_s_constants(tune_tree):
     margin, _ = search_nodes(tune_tree, ["setoption name RFP_MARGIN value 40\n"], fen)
     lmr, _ = search_nodes(tune_tree, ["setoption name LMR_DIVISOR_X100 value 150\n"], fen)
     assert same == base and margin != base and lmr != base
-    refused = in_tree(tune_tree, [], "uci\nsetoption name RFP_MARGIN value 9999\nisready\nquit\n")
-    assert "info string option RFP_MARGIN value 9999 out of range 40..250" in refused.stdout
+    bad = ["setoption name RFP_MARGIN value 40\n", "setoption name RFP_MARGIN value 9999\n",
+           "setoption name RFP_MARGIN value abc\n"]
+    kept, lines = search_nodes(tune_tree, bad, fen)
+    assert "info string option RFP_MARGIN value 9999 out of range 40..250" in lines
+    assert "info string option RFP_MARGIN takes an integer, not 'abc'" in lines
+    assert kept == margin           # both refused: the last good value (40) stays
 
 
 # --- tools/spsa.py: OpenBench's SPSA on this machine ----------------------------------------

@@ -557,7 +557,7 @@ cdef inline int prune_node(SearchThread* t, Node* n) noexcept nogil:
     # (not in pawn endings, where passing may be the best move: zugzwang).
     if depth >= NMP_MIN_DEPTH and eval >= n.beta and pos.st.move != MOVE_NULL \
             and has_non_pawn_material(pos, pos.side) and n.beta > -VALUE_TB_WIN_IN_MAX_PLY:
-        r = NMP_BASE_REDUCTION + depth // NMP_DEPTH_DIVISOR \
+        r = NMP_BASE_REDUCTION + depth * 100 // NMP_DEPTH_DIVISOR_X100 \
             + min((eval - n.beta) // NMP_EVAL_DIVISOR, NMP_MAX_EVAL_REDUCTION)
         set_move_made(t, n.ss, MOVE_NULL)
         do_null_move(pos)
@@ -836,10 +836,11 @@ cdef inline void save_root_pv(SearchThread* t, RootMove* rm) noexcept nogil:
         rm.pv_length = i + 1
 
 cdef inline int root_reduction(int depth, int move_count, bint quiet, bint checking) noexcept nogil:
-    """Late move reduction at the root: half the table's value, for quiet moves that
-    do not check, after the first few (the root's order is the last iteration's)."""
+    """Late move reduction at the root: ROOT_LMR_PERCENT of the table's value, for
+    quiet moves that do not check, after the first few (the root's order is the
+    last iteration's)."""
     if depth >= LMR_MIN_DEPTH and move_count > ROOT_LMR_MIN_MOVES and quiet and not checking:
-        return LMR_TABLE[min(depth, 63)][min(move_count, 63)] // ROOT_LMR_DIVISOR
+        return LMR_TABLE[min(depth, 63)][min(move_count, 63)] * ROOT_LMR_PERCENT // 100
     return 0
 
 cdef inline int search_root_move(SearchThread* t, RootMove* rm, int alpha, int beta, int depth,

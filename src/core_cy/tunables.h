@@ -15,7 +15,7 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
     378,   /* 5: RAZOR_MARGIN */
     2,   /* 6: NMP_MIN_DEPTH */
     4,   /* 7: NMP_BASE_REDUCTION */
-    4,   /* 8: NMP_DEPTH_DIVISOR */
+    400,   /* 8: NMP_DEPTH_DIVISOR_X100 */
     298,   /* 9: NMP_EVAL_DIVISOR */
     3,   /* 10: NMP_MAX_EVAL_REDUCTION */
     4,   /* 11: IIR_MIN_DEPTH */
@@ -33,7 +33,7 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
     215,   /* 23: LMR_DIVISOR_X100 */
     9013,   /* 24: LMR_HISTORY_DIVISOR */
     3,   /* 25: ROOT_LMR_MIN_MOVES */
-    1,   /* 26: ROOT_LMR_DIVISOR */
+    100,   /* 26: ROOT_LMR_PERCENT */
     329,   /* 27: QS_DELTA_MARGIN */
     385,   /* 28: HISTORY_BONUS_SCALE */
     199,   /* 29: HISTORY_BONUS_OFFSET */
@@ -56,7 +56,7 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define fc_t_RAZOR_MARGIN (fc_tunables[5])
 #define fc_t_NMP_MIN_DEPTH (fc_tunables[6])
 #define fc_t_NMP_BASE_REDUCTION (fc_tunables[7])
-#define fc_t_NMP_DEPTH_DIVISOR (fc_tunables[8])
+#define fc_t_NMP_DEPTH_DIVISOR_X100 (fc_tunables[8])
 #define fc_t_NMP_EVAL_DIVISOR (fc_tunables[9])
 #define fc_t_NMP_MAX_EVAL_REDUCTION (fc_tunables[10])
 #define fc_t_IIR_MIN_DEPTH (fc_tunables[11])
@@ -74,7 +74,7 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define fc_t_LMR_DIVISOR_X100 (fc_tunables[23])
 #define fc_t_LMR_HISTORY_DIVISOR (fc_tunables[24])
 #define fc_t_ROOT_LMR_MIN_MOVES (fc_tunables[25])
-#define fc_t_ROOT_LMR_DIVISOR (fc_tunables[26])
+#define fc_t_ROOT_LMR_PERCENT (fc_tunables[26])
 #define fc_t_QS_DELTA_MARGIN (fc_tunables[27])
 #define fc_t_HISTORY_BONUS_SCALE (fc_tunables[28])
 #define fc_t_HISTORY_BONUS_OFFSET (fc_tunables[29])
@@ -95,7 +95,7 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define fc_t_RAZOR_MARGIN 378
 #define fc_t_NMP_MIN_DEPTH 2
 #define fc_t_NMP_BASE_REDUCTION 4
-#define fc_t_NMP_DEPTH_DIVISOR 4
+#define fc_t_NMP_DEPTH_DIVISOR_X100 400
 #define fc_t_NMP_EVAL_DIVISOR 298
 #define fc_t_NMP_MAX_EVAL_REDUCTION 3
 #define fc_t_IIR_MIN_DEPTH 4
@@ -113,7 +113,7 @@ static int fc_tunables[FC_TUNABLE_COUNT] = {
 #define fc_t_LMR_DIVISOR_X100 215
 #define fc_t_LMR_HISTORY_DIVISOR 9013
 #define fc_t_ROOT_LMR_MIN_MOVES 3
-#define fc_t_ROOT_LMR_DIVISOR 1
+#define fc_t_ROOT_LMR_PERCENT 100
 #define fc_t_QS_DELTA_MARGIN 329
 #define fc_t_HISTORY_BONUS_SCALE 385
 #define fc_t_HISTORY_BONUS_OFFSET 199

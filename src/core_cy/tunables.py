@@ -37,12 +37,12 @@ TUNABLES: Tuple[Tunable, ...] = (
     # Reverse futility pruning and razoring.
     row("RFP_MAX_DEPTH", 7, 4, 12, 0.5),
     row("RFP_MARGIN", 108, 40, 250),
-    row("RAZOR_MAX_DEPTH", 1, 1, 5, 0.5),
+    row("RAZOR_MAX_DEPTH", 1, 0, 5, 0.5),           # 0: no razoring
     row("RAZOR_MARGIN", 378, 150, 700),
     # Null move pruning.
     row("NMP_MIN_DEPTH", 2, 1, 6, 0.5),
     row("NMP_BASE_REDUCTION", 4, 1, 6, 0.5),
-    row("NMP_DEPTH_DIVISOR", 4, 2, 8, 0.5),
+    row("NMP_DEPTH_DIVISOR_X100", 400, 200, 800, 30),
     row("NMP_EVAL_DIVISOR", 298, 100, 600),
     row("NMP_MAX_EVAL_REDUCTION", 3, 1, 6, 0.5),
     # Internal iterative reduction.
@@ -65,7 +65,7 @@ TUNABLES: Tuple[Tunable, ...] = (
     row("LMR_DIVISOR_X100", 215, 130, 400, 10),
     row("LMR_HISTORY_DIVISOR", 9013, 3000, 30000, 600),
     row("ROOT_LMR_MIN_MOVES", 3, 1, 8, 0.5),
-    row("ROOT_LMR_DIVISOR", 1, 1, 4, 0.5),
+    row("ROOT_LMR_PERCENT", 100, 25, 150, 8),      # of the table's reduction
     # Quiescence delta pruning.
     row("QS_DELTA_MARGIN", 329, 100, 600),
     # History bonus (and malus) per cut-off: min(SCALE * depth - OFFSET, MAX).
