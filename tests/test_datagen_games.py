@@ -13,7 +13,8 @@ import pytest
 from core_cy.core import Board
 from fianchetto.learn import games, manifest
 from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode_boards, write_records
-from fianchetto.learn.selfplay import GameSettings, dfrc_fen, generate, generate_games, start_position
+from fianchetto.learn.selfplay import (FINGERPRINT_DEPTH, GameSettings, dfrc_fen, generate, generate_games,
+                                       search_id, start_position)
 
 SETTINGS = GameSettings(nodes=300, random_plies=8, tablebases=False)
 #: A score limit above any search score, so that only the in-core rules filter.
@@ -64,6 +65,35 @@ def test_the_manifest_records_the_settings_and_counts_and_guards_a_resume(tmp_pa
         generate_games(str(path), 600, GameSettings(nodes=400, random_plies=8, tablebases=False), seed=3,
                        resume=True, network="hce")
     assert "m.fgame" in manifest.table(str(tmp_path / manifest.NAME))
+
+
+def test_a_file_goes_on_only_with_the_search_that_began_it(tmp_path):
+    path = tmp_path / "s.fgame"
+    generate_games(str(path), 300, SETTINGS, seed=4, network="hce", search="bench8:1000")
+    with pytest.raises(ValueError, match="search was 'bench8:1000', now 'bench8:2000'"):
+        generate_games(str(path), 600, SETTINGS, seed=4, resume=True, network="hce", search="bench8:2000")
+    # An entry from before the manifest named the search still goes on, and gains it.
+    where = tmp_path / manifest.NAME
+    old = json.loads(where.read_text())
+    del old["files"]["s.fgame"]["search"]
+    where.write_text(json.dumps(old))
+    generate_games(str(path), 600, SETTINGS, seed=4, resume=True, network="hce", search="bench8:2000")
+    assert manifest.entry(str(path))["search"] == "bench8:2000"
+
+
+def test_the_search_fingerprint_is_the_bench_signature_of_the_loaded_evaluation():
+    from core_cy import core
+    from fianchetto.network import select_for_tool
+    from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
+
+    assert FINGERPRINT_DEPTH == SIGNATURE_DEPTH
+    try:
+        assert select_for_tool(None) is None
+        assert search_id() == f"bench{SIGNATURE_DEPTH}:{SIGNATURE_NODES}"
+        assert select_for_tool("none") is None
+        assert search_id() != f"bench{SIGNATURE_DEPTH}:{SIGNATURE_NODES}"
+    finally:
+        core.unload_network()
 
 
 def test_positions_from_games_are_the_records_the_core_keeps(tmp_path):

@@ -3,7 +3,7 @@
 ``manifest.json`` sits beside the data files (``~/.cache/fianchetto/data/`` by
 default) and has one entry per file, keyed by the file's name: the settings that
 name its games (seed, node budget, random plies, share of Chess960 starts, the
-network's SHA-256), what it holds (games, discarded games, positions, results)
+network's SHA-256, the search's bench fingerprint), what it holds (games, discarded games, positions, results)
 and whether the run that writes it finished. ``fianchetto datagen`` updates it
 as it goes (written whole to a temporary file, then renamed over the old one, so
 an interruption never leaves it half written) and refuses to resume a file with
@@ -20,7 +20,10 @@ from typing import Any, Dict, Optional
 NAME = "manifest.json"
 FORMAT = 1
 #: Settings that must agree for a run to resume a file: they name its games.
-IDENTITY = ("format", "seed", "nodes", "random_plies", "dfrc", "network", "max_opening_score")
+IDENTITY = ("format", "seed", "nodes", "random_plies", "dfrc", "network", "max_opening_score", "search")
+#: Identity keys that entries written before the key existed lack: such a file
+#: still resumes (and the entry gains the key).
+ADDED_LATER = ("search",)
 
 
 def path_for(data_file: str) -> str:
@@ -56,6 +59,8 @@ def entry(data_file: str) -> Optional[Dict[str, Any]]:
 def mismatch(old: Dict[str, Any], new: Dict[str, Any]) -> Optional[str]:
     """Why a file made with settings `old` cannot go on with settings `new`, or None."""
     for key in IDENTITY:
+        if key in ADDED_LATER and key not in old:
+            continue
         if old.get(key) != new.get(key):
             return f"{key} was {old.get(key)!r}, now {new.get(key)!r}"
     return None

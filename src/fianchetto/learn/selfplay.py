@@ -232,24 +232,38 @@ def network_id(eval_file: Optional[str]) -> str:
         return "sha256:" + hashlib.sha256(handle.read()).hexdigest()[:16]
 
 
-def manifest_fields(settings: GameSettings, seed: int, network: str) -> Dict[str, object]:
+#: The depth of the search fingerprint (the bench signature's, tests/test_bench_signature.py).
+FINGERPRINT_DEPTH = 8
+
+
+def search_id() -> str:
+    """What names the search a run plays with: the bench's node count at
+    FINGERPRINT_DEPTH with the evaluation now loaded. A change of the search's
+    rules or constants changes the games a seed gives, and this count with them."""
+    from fianchetto.benchmark import run_bench
+
+    return f"bench{FINGERPRINT_DEPTH}:{run_bench(FINGERPRINT_DEPTH).nodes}"
+
+
+def manifest_fields(settings: GameSettings, seed: int, network: str, search: str) -> Dict[str, object]:
     from fianchetto.learn import manifest
 
     return {"format": manifest.FORMAT, "seed": seed, "nodes": settings.nodes,
             "random_plies": settings.random_plies, "dfrc": settings.dfrc, "network": network,
-            "max_opening_score": settings.max_opening_score, "tablebases": settings.tablebases}
+            "max_opening_score": settings.max_opening_score, "tablebases": settings.tablebases,
+            "search": search}
 
 
 def generate_games(path: str, positions: int, settings: GameSettings, threads: int = 1, seed: int = 1,
                    hash_mb: int = 16, report=None, report_every: float = 1.0, resume: bool = False,
-                   network: str = "unknown", manifest_every: float = 30.0) -> Progress:
+                   network: str = "unknown", search: str = "unknown", manifest_every: float = 30.0) -> Progress:
     """Play games into the FIANGAME file ``path`` until it holds ``positions`` scored
     positions. With ``resume`` an existing file goes on from its next game number
     (a partial game at its end, left by an interruption, is cut off first); without,
     an existing file is refused. The manifest beside the file is kept up to date."""
     from fianchetto.learn import games, manifest
 
-    fields = manifest_fields(settings, seed, network)
+    fields = manifest_fields(settings, seed, network, search)
     if os.path.exists(path) and os.path.getsize(path) > 0:
         if not resume:
             raise FileExistsError(f"{path} exists; --resume goes on with it")
@@ -352,7 +366,7 @@ def main_datagen(args: argparse.Namespace) -> int:
     try:
         if args.format == "games":
             progress = generate_games(out, args.positions, settings, args.threads, args.seed, args.hash, report,
-                                      resume=args.resume, network=network_id(args.eval_file))
+                                      resume=args.resume, network=network_id(args.eval_file), search=search_id())
         else:
             progress = generate(out, args.positions, settings, args.threads, args.seed, args.hash, report)
     except (FileExistsError, ValueError) as exc:
