@@ -10,12 +10,11 @@
  *   fc_acc_refresh                    acc = bias + rows[0] + ... + rows[count-1]
  *   fc_screlu_dot                     sum of clamp(acc, 0, qa)^2 * w, in 64 bits
  *
- * Each instruction set has a header of its own: simd_avx512.h (x86-64-v4: AVX-512
- * F and BW), simd_avx2.h (x86-64-v3), simd_sse2.h (every x86-64) and
+ * Each instruction set has a header of its own: simd_avx512.h (x86-64-v3 with
+ * AVX-512 F and BW), simd_avx2.h (x86-64-v3), simd_sse2.h (every x86-64) and
  * simd_generic.h (plain C, for any other CPU; the compiler vectorises it where it
- * can). All give bit-identical results: int16
- * sums wrap and the output sums are exact, so the order of the additions does not
- * matter. tests/test_cpu_variants.py compares the variants on the same positions.
+ * can). All give bit-identical results: int16 sums wrap and the output sums are
+ * exact, so the order of the additions does not matter. tests/test_cpu_variants.py compares the variants on the same positions.
  */
 #ifndef FIANCHETTO_SIMD_H
 #define FIANCHETTO_SIMD_H

@@ -1,5 +1,6 @@
-/* The network's kernels with AVX-512 F and BW (simd.h): the x86-64-v4 variant.
- * Thirty-two int16 lanes a register, one register a chunk. */
+/* The network's kernels with AVX-512 F and BW (simd.h): the avx512 variant
+ * (x86-64-v3 with AVX-512 F and BW; variants.py). Thirty-two int16 lanes a
+ * register, one register a chunk. */
 #ifndef FIANCHETTO_SIMD_AVX512_H
 #define FIANCHETTO_SIMD_AVX512_H
 

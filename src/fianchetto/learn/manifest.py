@@ -3,11 +3,12 @@
 ``manifest.json`` sits beside the data files (``~/.cache/fianchetto/data/`` by
 default) and has one entry per file, keyed by the file's name: the settings that
 name its games (seed, node budget, random plies, share of Chess960 starts, the
-network's SHA-256, the search's bench fingerprint), what it holds (games, discarded games, positions, results)
-and whether the run that writes it finished. ``fianchetto datagen`` updates it
-as it goes (written whole to a temporary file, then renamed over the old one, so
-an interruption never leaves it half written) and refuses to resume a file with
-other settings than the ones it was started with. ``fianchetto datagen --list``
+network's SHA-256, the search's bench fingerprint), what it holds (games,
+discarded games, positions, results) and whether the run that writes it
+finished. ``fianchetto datagen`` updates it as it goes (written whole to a
+temporary file, then renamed over the old one, so an interruption never leaves
+it half written) and refuses to resume a file with other settings than the ones
+it was started with. ``fianchetto datagen --list``
 prints it as a table.
 """
 from __future__ import annotations
