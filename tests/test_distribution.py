@@ -166,7 +166,7 @@ def test_the_sdist_holds_the_core_sources_and_the_book(artifacts):
 
     with tarfile.open(artifacts["sdist"]) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    for needed in ("setup.py", "pyproject.toml", "Makefile", "src/core_cy/core.pxi", "src/core_cy/simd.h", "src/core_cy/bitops.h",
+    for needed in ("setup.py", "pyproject.toml", "Makefile", "src/core_cy/core.pxi", "src/core_cy/platform/simd.h", "src/core_cy/platform/bitops.h",
                    "src/core_cy/types.pxd", "books/fianchetto.bin", "tests/conftest.py"):
         assert needed in names, needed
     assert "src/core_cy/core.c" not in names

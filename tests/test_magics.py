@@ -1,4 +1,4 @@
-"""The stored magic multipliers (src/core_cy/magic_numbers.pxi, written by
+"""The stored magic multipliers (src/core_cy/board/magic_numbers.pxi, written by
 tools/gen_magics.py) are the ones the core runs with: none of them failed and
 sent the import back to searching. Perft everywhere else proves the tables."""
 import re
@@ -8,7 +8,7 @@ import pytest
 
 from core_cy.core import magic_numbers
 
-PXI = Path(__file__).resolve().parents[1] / "src" / "core_cy" / "magic_numbers.pxi"
+PXI = Path(__file__).resolve().parents[1] / "src" / "core_cy" / "board" / "magic_numbers.pxi"
 
 
 def stored(name: str) -> list:

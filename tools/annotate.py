@@ -147,13 +147,14 @@ def run_cython(entry: Path, out_dir: Path, directives: Dict[str, object]) -> Non
         raise RuntimeError(f"cython failed:\n{done.stdout}{done.stderr}")
 
 
-def findings_in(sources: Iterable[Path], out_dir: Path) -> Tuple[List[Finding], int, int]:
-    """The yellow GIL-free lines of each source that has an annotation page in
-    out_dir, with the number of GIL-free lines and regions read."""
+def findings_in(sources: Iterable[Path], out_dir: Path, base: Path) -> Tuple[List[Finding], int, int]:
+    """The yellow GIL-free lines of each source under base that has an annotation
+    page in out_dir (at the same relative path), with the number of GIL-free
+    lines and regions read."""
     findings: List[Finding] = []
     checked = regions = 0
     for path in sources:
-        page = out_dir / (path.stem + ".html")
+        page = (out_dir / path.relative_to(base)).with_suffix(".html")
         if not page.exists():
             continue
         source = path.read_text()
@@ -164,16 +165,17 @@ def findings_in(sources: Iterable[Path], out_dir: Path) -> Tuple[List[Finding], 
         regions += region.regions
         for line in sorted(region.lines):
             if scores.get(line, 0) > 0:
-                findings.append(Finding(path.name, line, scores[line], html.unescape(text[line - 1])))
+                findings.append(Finding(str(path.relative_to(base)), line, scores[line], html.unescape(text[line - 1])))
     return findings, checked, regions
 
 
 def annotate(entry: Path, out_dir: Path, directives: Optional[Dict[str, object]] = None
              ) -> Tuple[List[Finding], int, int]:
-    """Annotate entry (a .pyx with its .pxi beside it) into out_dir and read it."""
+    """Annotate entry (a .pyx with its .pxi beside it and in folders below) into
+    out_dir and read it."""
     run_cython(entry, out_dir, build_directives() if directives is None else directives)
-    sources = sorted(entry.parent.glob("*.pxi")) + [entry]
-    return findings_in(sources, out_dir)
+    sources = sorted(entry.parent.rglob("*.pxi")) + [entry]
+    return findings_in(sources, out_dir, entry.parent)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

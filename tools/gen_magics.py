@@ -1,4 +1,4 @@
-"""Write src/core_cy/magic_numbers.pxi: the magic multipliers the core uses.
+"""Write src/core_cy/board/magic_numbers.pxi: the magic multipliers the core uses.
 
 The core can find its rook and bishop magics itself (a seeded search in
 ``init_magics``), but that search is most of the import time. This stores the
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core_cy.core import magic_numbers
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "magic_numbers.pxi"
+OUT = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "board" / "magic_numbers.pxi"
 
 
 def table(name: str, numbers) -> list:

@@ -1,4 +1,4 @@
-"""Write src/core_cy/weights_default.pxi: the evaluation weights the engine plays with.
+"""Write src/core_cy/eval/weights_default.pxi: the evaluation weights the engine plays with.
 
     python tools/gen_weights.py WEIGHTS.json      # a table from `fianchetto tune`
     python tools/gen_weights.py                   # rewrite the current built-in table
@@ -16,7 +16,7 @@ from typing import List, Tuple
 from core_cy.core import weight_table
 from fianchetto import weights
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "weights_default.pxi"
+OUT = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "eval" / "weights_default.pxi"
 PAIRS_PER_LINE = 8
 
 

@@ -1,4 +1,4 @@
-"""Write src/core_cy/zobrist_keys.pxi: the 781 Polyglot random numbers.
+"""Write src/core_cy/board/zobrist_keys.pxi: the 781 Polyglot random numbers.
 
 Using the Polyglot array as the engine's Zobrist keys makes every position key
 equal to its Polyglot book key. The numbers are read from python-chess, which
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import chess.polyglot
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "zobrist_keys.pxi"
+OUT = Path(__file__).resolve().parent.parent / "src" / "core_cy" / "board" / "zobrist_keys.pxi"
 
 
 def main() -> None:

@@ -3,27 +3,35 @@
 #
 # The concepts live in separate include files so that the C compiler sees all of
 # them at once and inlines across them (calls between separately compiled Cython
-# modules would go through pointers). In dependency order:
+# modules would go through pointers). The folders are the layers; a file uses
+# only its own layer and the ones above it in this list (docs/architecture.md):
 #
-#     magic_numbers.pxi  rook and bishop magic multipliers (generated)
-#     bitboard.pxi       square helpers, leaper and slider attacks, between/line
-#     zobrist.pxi        Zobrist keys (the Polyglot array, from zobrist_keys.pxi)
-#     weights.pxi        evaluation weight table and the material+square table
-#     position.pxi       Position, state stack, make/unmake, repetition
-#     movegen.pxi        legal move generation, move validation, perft
-#     fen.pxi            FEN in and out with validation
-#     syzygy.pxi         Syzygy WDL/DTZ reader (file access in tbfile.h)
-#     evaluate.pxi       hand-crafted static evaluation (and its trace for tuning)
-#     nnue.pxi           the network: accumulators, output layer; evaluate() chooses
-#     tt.pxi             transposition table
-#     movepick.pxi       static exchange evaluation, staged move picker
-#     tunables.pxi       the search's tunable constants (generated from tunables.py)
-#     search.pxi         iterative deepening, PVS, quiescence, pruning, limits
-#     datagen.pxi        self-play games for training data, packed records
-#     api_board.pxi      Python face: Board
-#     api_search.pxi     Python face: Search
-#     api_tables.pxi     Python face: weights, magic numbers, Syzygy folders
-#     api_learn.pxi      Python face: network files, self-play worker, evaluation traces
+#     platform/    bitops.h (popcount, lsb, clock, allocation), cpu_features.h,
+#                  simd*.h (the network's vector kernels, one header per ISA)
+#     board/       magic_numbers.pxi  rook and bishop magic multipliers (generated)
+#                  bitboard.pxi       square helpers, leaper and slider attacks, between/line
+#                  zobrist.pxi        Zobrist keys (the Polyglot array, from zobrist_keys.pxi)
+#                  position.pxi       Position, state stack, make/unmake, repetition
+#                  movegen.pxi        legal move generation, move validation, perft
+#                  fen.pxi            FEN in and out with validation
+#     eval/        weights.pxi        evaluation weight table and the material+square table
+#                  evaluate.pxi       hand-crafted static evaluation (and its trace for tuning)
+#                  nnue.pxi           the network: accumulators, output layer; evaluate() chooses
+#     tablebases/  syzygy.pxi         Syzygy WDL/DTZ reader (file access in tbfile.h)
+#     search/      tt.pxi             transposition table
+#                  movepick.pxi       static exchange evaluation, staged move picker
+#                  tunables.pxi       the search's tunable constants (generated from tunables.py)
+#                  search.pxi         iterative deepening, PVS, quiescence, pruning, limits
+#     learn/       datagen.pxi        self-play games for training data, packed records
+#                  learn_simd.h       the trainer's gradient kernels
+#     api/         api_board.pxi      Python face: Board
+#                  api_search.pxi     Python face: Search
+#                  api_tables.pxi     Python face: weights, magic numbers, Syzygy folders
+#                  api_learn.pxi      Python face: network files, self-play worker, evaluation traces
+#                  buildinfo.pxi      how this build was compiled, for `fianchetto doctor`
+#
+# The include order below is the order the compiler has always seen (weights
+# before position, the tablebase reader before the evaluation).
 #
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log
@@ -38,26 +46,26 @@ from cpython.unicode cimport PyUnicode_READ, PyUnicode_KIND, PyUnicode_DATA
 import logging
 import threading
 
-include "magic_numbers.pxi"
-include "bitboard.pxi"
-include "zobrist.pxi"
-include "weights.pxi"
-include "position.pxi"
-include "movegen.pxi"
-include "fen.pxi"
-include "syzygy.pxi"
-include "evaluate.pxi"
-include "nnue.pxi"
-include "tt.pxi"
-include "movepick.pxi"
-include "tunables.pxi"
-include "search.pxi"
-include "datagen.pxi"
-include "api_board.pxi"
-include "api_search.pxi"
-include "api_tables.pxi"
-include "api_learn.pxi"
-include "buildinfo.pxi"
+include "board/magic_numbers.pxi"
+include "board/bitboard.pxi"
+include "board/zobrist.pxi"
+include "eval/weights.pxi"
+include "board/position.pxi"
+include "board/movegen.pxi"
+include "board/fen.pxi"
+include "tablebases/syzygy.pxi"
+include "eval/evaluate.pxi"
+include "eval/nnue.pxi"
+include "search/tt.pxi"
+include "search/movepick.pxi"
+include "search/tunables.pxi"
+include "search/search.pxi"
+include "learn/datagen.pxi"
+include "api/api_board.pxi"
+include "api/api_search.pxi"
+include "api/api_tables.pxi"
+include "api/api_learn.pxi"
+include "api/buildinfo.pxi"
 
 init_bitboards()
 init_zobrist()

@@ -6,7 +6,7 @@ before ``core_cy.core`` chooses which variant of the compiled core to load.
 """
 from libc.stdint cimport uint32_t
 
-cdef extern from "cpu_features.h":
+cdef extern from "platform/cpu_features.h":
     uint32_t fc_cpu_features() noexcept nogil
     const char* const FC_CPU_NAMES[]
     const int FC_CPU_NAME_COUNT

@@ -1,7 +1,7 @@
 # Basic types and constants shared by every part of the core.
 from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t, int16_t, int32_t, int64_t
 
-cdef extern from "bitops.h":
+cdef extern from "platform/bitops.h":
     const bint FC_DEBUG
     void fc_fail(const char* what) noexcept nogil
     int fc_popcount(uint64_t b) noexcept nogil

@@ -1,6 +1,6 @@
 # What this build of the core is: for `fianchetto doctor` and bug reports.
 
-cdef extern from "bitops.h":
+cdef extern from "platform/bitops.h":
     const char* fc_build_compiler() noexcept nogil
     const char* fc_build_arch() noexcept nogil
     const char* fc_build_features() noexcept nogil

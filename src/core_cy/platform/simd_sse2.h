@@ -29,6 +29,6 @@ static inline int64_t fc_hsum32_wide(__m128i v) {
     return (int64_t)lanes[0] + lanes[1] + lanes[2] + lanes[3];
 }
 
-#include "simd_kernels.h"
+#include "platform/simd_kernels.h"
 
 #endif

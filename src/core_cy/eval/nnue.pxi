@@ -56,7 +56,7 @@ cdef inline int feature_index(Color view, Piece pc, Square s) noexcept nogil:
     return (384 * (color_of(pc) != view) + 64 * (type_of(pc) - 1)
             + (s ^ 56 if view == BLACK else s))
 
-cdef extern from "simd.h":
+cdef extern from "platform/simd.h":
     # The vector kernels (simd.h): AVX-512, AVX2, SSE2 or plain C, as the build allows;
     # n is a row's length in memory (Network.lanes), a multiple of FC_SIMD_LANES.
     enum: FC_SIMD_LANES

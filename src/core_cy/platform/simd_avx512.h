@@ -29,6 +29,6 @@ static inline int64_t fc_hsum32_wide(__m512i v) {
     return _mm512_reduce_add_epi64(_mm512_add_epi64(low, high));
 }
 
-#include "simd_kernels.h"
+#include "platform/simd_kernels.h"
 
 #endif

@@ -29,6 +29,6 @@ static inline int64_t fc_hsum32_wide(__m256i v) {
     return _mm_cvtsi128_si64(t) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(t, t));
 }
 
-#include "simd_kernels.h"
+#include "platform/simd_kernels.h"
 
 #endif

@@ -481,7 +481,7 @@ def sparse_gradient(const int16_t[:, ::1] features, const learn_real[:, ::1] gra
 # float32 the vector kernels of learn_simd.h; on float64 (the gradient checks of
 # the tests) the same arithmetic in plain loops.
 
-cdef extern from "learn_simd.h":
+cdef extern from "learn/learn_simd.h":
     void fc_f32_sum_rows(float* dst, const float* bias, const float* const* rows, int count, int n) noexcept nogil
     float fc_f32_screlu_dot(const float* acc, const float* w, int n) noexcept nogil
     void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) noexcept nogil

@@ -25,13 +25,13 @@
 #define FC_REFRESH_CHUNK 128      /* lanes kept in registers while a refresh adds rows */
 
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-#include "simd_avx512.h"
+#include "platform/simd_avx512.h"
 #elif defined(__AVX2__)
-#include "simd_avx2.h"
+#include "platform/simd_avx2.h"
 #elif defined(__SSE2__) || defined(_M_X64)
-#include "simd_sse2.h"
+#include "platform/simd_sse2.h"
 #else
-#include "simd_generic.h"
+#include "platform/simd_generic.h"
 #endif
 
 static const char* fc_simd_kind(void) { return FC_SIMD_KIND; }

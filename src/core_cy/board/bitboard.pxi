@@ -18,11 +18,11 @@ ctypedef struct Magic:
     Bitboard* attacks
     int shift
 
-cdef extern from "bitops.h":
+cdef extern from "platform/bitops.h":
     const bint FC_HAS_PEXT                 # this build may use PEXT (BMI2)
     uint64_t fc_pext(uint64_t b, uint64_t mask) noexcept nogil
 
-cdef extern from "cpu_features.h":
+cdef extern from "platform/cpu_features.h":
     int fc_cpu_fast_pext() noexcept nogil
 
 # Slider tables indexed by PEXT of the occupancy rather than by the magic

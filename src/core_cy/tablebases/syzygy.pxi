@@ -25,7 +25,7 @@
 # afterwards the tables are only read, so any number of search threads may probe
 # at once without locks. Probes work on a private copy of the position.
 
-cdef extern from "tbfile.h":
+cdef extern from "tablebases/tbfile.h":
     const char TBF_LIST_SEP
     const char TBF_DIR_SEP
     ctypedef struct tbf_dir:
