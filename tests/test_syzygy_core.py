@@ -1,4 +1,4 @@
-"""The compiled Syzygy prober (core_cy/syzygy.pxi) against python-chess.
+"""The compiled Syzygy prober (core_cy/tablebases/syzygy.pxi) against python-chess.
 
 python-chess's ``Tablebase.probe_wdl`` / ``probe_dtz`` are the oracle: on every
 position below the compiled ``Board.probe_wdl()`` / ``Board.probe_dtz()`` must
