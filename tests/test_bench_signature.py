@@ -20,16 +20,8 @@ SIGNATURE_DEPTH = 8
 SIGNATURE_NODES = 197507  # bench depth 8 with the shipped network (generation 7), tuned constants
 
 
-@pytest.fixture(autouse=True, scope="module")
-def default_evaluation():
-    """The bench runs with the engine's default evaluation (the shipped network, as
-    ``fianchetto bench`` and the UCI engine start); other modules expect none loaded."""
-    from core_cy import core
-    from fianchetto.network import select_for_tool
-
-    assert select_for_tool(None) is None
-    yield
-    core.unload_network()
+# run_bench evaluates with the engine's default (the shipped network, as
+# ``fianchetto bench`` and the UCI engine start) unless told otherwise.
 
 
 def test_bench_positions_are_varied_and_valid():

@@ -58,12 +58,8 @@ def random_positions(module, count, seed=7):
 
 
 def evaluations(module, network: bytes, fens):
-    module.load_network(network)
-    module.set_network_active(True)
-    try:
-        return [module.evaluate_network(module.Board(fen)) for fen in fens]
-    finally:
-        module.unload_network()
+    loaded = module.load_network(network)
+    return [loaded.evaluate(module.Board(fen)) for fen in fens]
 
 
 @pytest.fixture(scope="module")
@@ -126,12 +122,9 @@ def test_every_variant_keeps_its_accumulators_equal_to_a_refresh(others):
     data = random_network_bytes(hidden=256, seed=3)
     for name in others:
         module = variant_module(name)
-        module.load_network(data)
-        try:
-            for board, _fens in random_games(module, random.Random(11), 20, 20, 100):
-                assert module.accumulator_mismatch(board) == -1, (name, board.fen())
-        finally:
-            module.unload_network()
+        loaded = module.load_network(data)
+        for board, _fens in random_games(module, random.Random(11), 20, 20, 100):
+            assert loaded.accumulator_mismatch(board) == -1, (name, board.fen())
 
 
 def test_every_variant_counts_perft_like_the_baseline(others):

@@ -81,19 +81,14 @@ def test_a_file_goes_on_only_with_the_search_that_began_it(tmp_path):
     assert manifest.entry(str(path))["search"] == "bench8:2000"
 
 
-def test_the_search_fingerprint_is_the_bench_signature_of_the_loaded_evaluation():
-    from core_cy import core
-    from fianchetto.network import select_for_tool
+def test_the_search_fingerprint_is_the_bench_signature_of_the_evaluation():
+    from fianchetto.network import for_tool
     from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 
     assert FINGERPRINT_DEPTH == SIGNATURE_DEPTH
-    try:
-        assert select_for_tool(None) is None
-        assert search_id() == f"bench{SIGNATURE_DEPTH}:{SIGNATURE_NODES}"
-        assert select_for_tool("none") is None
-        assert search_id() != f"bench{SIGNATURE_DEPTH}:{SIGNATURE_NODES}"
-    finally:
-        core.unload_network()
+    assert for_tool("none") is None
+    assert search_id(for_tool(None)) == f"bench{SIGNATURE_DEPTH}:{SIGNATURE_NODES}"
+    assert search_id(None) != f"bench{SIGNATURE_DEPTH}:{SIGNATURE_NODES}"
 
 
 def test_positions_from_games_are_the_records_the_core_keeps(tmp_path):

@@ -23,20 +23,9 @@ from fianchetto.learn.synthetic import random_boards
 from fianchetto.learn.train import TrainConfig, run_train
 
 
-@pytest.fixture()
-def load_into_core():
-    """Load FIANNUE bytes into the core for one test; the network is dropped afterwards."""
-
-    def load(data: bytes) -> None:
-        core.load_network(data)
-        assert core.set_network_active(True)
-
-    yield load
-    core.unload_network()
-
-
-def core_scores(boards) -> np.ndarray:
-    return np.array([core.evaluate_network(Board(board.fen())) for board in boards], dtype=np.int64)
+def core_scores(network, boards) -> np.ndarray:
+    """The core's evaluations of python-chess boards with a LoadedNetwork."""
+    return np.array([network.evaluate(Board(board.fen())) for board in boards], dtype=np.int64)
 
 
 def test_the_core_reads_the_architectures_the_trainer_declares() -> None:
@@ -54,7 +43,7 @@ def test_the_core_reads_the_architectures_the_trainer_declares() -> None:
                          [(16, 1, 1, 0), (128, 2, 1, 0), (256, 3, 1, 0), (64, 4, 8, 0), (256, 5, 8, 0),
                           (64, 6, 8, 1), (128, 7, 8, 4),
                           (48, 8, 8, 4)])        # rows padded in memory: 48 is not a multiple of 32
-def test_core_agrees_with_the_references(load_into_core, hidden: int, seed: int, buckets: int,
+def test_core_agrees_with_the_references(hidden: int, seed: int, buckets: int,
                                          king_buckets: int) -> None:
     """1,000 positions: the core equals the integer reference, and the float forward
     pass of the dequantised network within 1 + 400/16320 cp (with eight output
@@ -67,9 +56,9 @@ def test_core_agrees_with_the_references(load_into_core, hidden: int, seed: int,
     net.out_w += rng.normal(0.0, 0.3, net.out_w.shape).astype(np.float32)   # buckets that differ
     net.clip_weights()
     quant = QuantNetwork.quantise(net)
-    load_into_core(quant.to_bytes())
+    loaded = core.load_network(quant.to_bytes())
     boards = random_boards(1000, seed=seed)
-    in_core = core_scores(boards)
+    in_core = core_scores(loaded, boards)
     assert np.array_equal(in_core, quant.evaluate_boards(boards))
     floats = quant.dequantise().evaluate_boards(boards)
     assert np.abs(in_core - floats).max() < DEQUANTISED_BOUND_CP + 1e-3
@@ -91,7 +80,7 @@ def test_core_self_play_data_reads_back(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("buckets, king_buckets", [(1, 0), (8, 0), (8, 4)])
-def test_self_play_train_load_evaluate(tmp_path: Path, load_into_core, buckets: int, king_buckets: int) -> None:
+def test_self_play_train_load_evaluate(tmp_path: Path, buckets: int, king_buckets: int) -> None:
     data = tmp_path / "gen.bin"
     generate(str(data), 400, GameSettings(nodes=300, random_plies=8, tablebases=False), threads=1, seed=4)
     out = tmp_path / "gen.nnue"
@@ -100,10 +89,9 @@ def test_self_play_train_load_evaluate(tmp_path: Path, load_into_core, buckets: 
     assert QuantNetwork.load(out).buckets == buckets
     assert QuantNetwork.load(out).king_buckets == king_buckets
     loaded = core.load_network(out.read_bytes())
-    assert (loaded["buckets"], loaded["king_buckets"]) == (buckets, king_buckets)
-    load_into_core(out.read_bytes())
+    assert (loaded.buckets, loaded.king_buckets) == (buckets, king_buckets)
     boards = [chess.Board(), chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")]
-    assert np.array_equal(core_scores(boards), QuantNetwork.load(out).evaluate_boards(boards))
+    assert np.array_equal(core_scores(loaded, boards), QuantNetwork.load(out).evaluate_boards(boards))
 
 
 # --- king buckets (architecture 3) ---------------------------------------------------
@@ -117,28 +105,28 @@ def king_network(king_buckets: int, seed: int) -> QuantNetwork:
     return QuantNetwork.quantise(net)
 
 
-def test_a_king_bucketed_view_sees_a_position_and_its_mirror_image_alike(load_into_core) -> None:
+def test_a_king_bucketed_view_sees_a_position_and_its_mirror_image_alike() -> None:
     """Left to right mirroring is built into architecture 3's inputs: a position
     without castling rights and its mirror image get the same score, in the core
     and in the reference (a plain network tells them apart)."""
     quant = king_network(4, seed=11)
-    load_into_core(quant.to_bytes())
+    loaded = core.load_network(quant.to_bytes())
     boards = [b for b in random_boards(300, seed=12) if not b.castling_rights]
     mirrored = [b.transform(chess.flip_horizontal) for b in boards]
     assert len(boards) > 100
-    assert np.array_equal(core_scores(boards), core_scores(mirrored))
+    assert np.array_equal(core_scores(loaded, boards), core_scores(loaded, mirrored))
     assert np.array_equal(quant.evaluate_boards(boards), quant.evaluate_boards(mirrored))
     plain = QuantNetwork.quantise(FloatNetwork.initial(32, np.random.default_rng(11), 8))
     assert not np.array_equal(plain.evaluate_boards(boards), plain.evaluate_boards(mirrored))
 
 
 @pytest.mark.parametrize("king_buckets", [1, 4])
-def test_incremental_accumulators_follow_kings_across_their_views(load_into_core, king_buckets: int) -> None:
+def test_incremental_accumulators_follow_kings_across_their_views(king_buckets: int) -> None:
     """Random games whose kings walk over the board (crossing the d/e files and the
     buckets' ranks): after every move the incrementally updated accumulator equals
     one built from scratch, and the evaluation the reference's."""
     quant = king_network(king_buckets, seed=13)
-    load_into_core(quant.to_bytes())
+    loaded = core.load_network(quant.to_bytes())
     rng = np.random.default_rng(14)
     crossings = 0
     for fen in ("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", "8/2k5/8/3p4/3P4/8/5K2/8 w - - 0 1",
@@ -153,8 +141,8 @@ def test_incremental_accumulators_follow_kings_across_their_views(load_into_core
             crossings += kings != [] and (chess.square_file(move.from_square) < 4) != (chess.square_file(move.to_square) < 4)
             board.push(move.uci())
             chess_board.push(move)
-        assert core.accumulator_mismatch(board) == -1
-        assert core.evaluate_network(board) == int(quant.evaluate_boards([chess_board])[0])
+        assert loaded.accumulator_mismatch(board) == -1
+        assert loaded.evaluate(board) == int(quant.evaluate_boards([chess_board])[0])
     assert crossings > 10
 
 

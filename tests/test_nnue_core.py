@@ -19,11 +19,13 @@ from support.networks import CORRUPTIONS, integer_eval, random_network_bytes, re
 
 @pytest.fixture()
 def network():
-    data = random_network_bytes()
-    core.load_network(data)
-    core.set_network_active(True)
-    yield data
-    core.unload_network()
+    """A random network file's bytes; tests load it with core.load_network."""
+    return random_network_bytes()
+
+
+def evaluated(data: bytes, board: Board) -> int:
+    """The network in ``data``'s evaluation of board (loaded once while it lives)."""
+    return core.load_network(data).evaluate(board)
 
 
 def random_game(rng: random.Random, board: Board, plies: int) -> Board:
@@ -52,8 +54,8 @@ def test_accumulator_through_special_moves(network, fen, moves, chess960):
     board = Board(fen, chess960=chess960)
     for uci in moves:
         board.push(uci)
-    assert core.accumulator_mismatch(board) == -1
-    assert core.evaluate_network(board) == reference_eval(network, board.to_python_chess())
+    assert core.load_network(network).accumulator_mismatch(board) == -1
+    assert evaluated(network, board) == reference_eval(network, board.to_python_chess())
 
 
 @pytest.mark.parametrize("chess960", [False, True])
@@ -66,7 +68,7 @@ def test_incremental_accumulator_equals_refresh_in_random_games(network, chess96
         else:
             board = Board()
         random_game(rng, board, rng.randrange(20, 160))
-        assert core.accumulator_mismatch(board) == -1, board.fen()
+        assert core.load_network(network).accumulator_mismatch(board) == -1, board.fen()
 
 
 def test_network_eval_matches_the_integer_reference(network):
@@ -74,7 +76,7 @@ def test_network_eval_matches_the_integer_reference(network):
     checked = 0
     while checked < 200:
         board = random_game(rng, Board(), rng.randrange(0, 80))
-        assert core.evaluate_network(board) == reference_eval(network, board.to_python_chess())
+        assert evaluated(network, board) == reference_eval(network, board.to_python_chess())
         checked += 1
 
 
@@ -84,16 +86,12 @@ def test_a_network_of_another_quantisation_is_evaluated_with_its_own():
     quantisations = [(181, 50, 290), (QA, QB, SCALE), (QA, 32, SCALE), (200, QB, 333)]
     rng = random.Random(12)
     boards = [random_game(rng, Board(), rng.randrange(0, 80)) for _ in range(60)]
-    try:
-        for qa, qb, scale in quantisations:
-            data = random_network_bytes(seed=qa + qb, qa=qa, qb=qb, scale=scale)
-            core.load_network(data)
-            core.set_network_active(True)
-            for board in boards:
-                assert core.evaluate_network(board) == \
-                    integer_eval(data, board.to_python_chess(), qa, qb, scale), (qa, qb, scale)
-    finally:
-        core.unload_network()
+    for qa, qb, scale in quantisations:
+        data = random_network_bytes(seed=qa + qb, qa=qa, qb=qb, scale=scale)
+        loaded = core.load_network(data)
+        for board in boards:
+            assert loaded.evaluate(board) == integer_eval(data, board.to_python_chess(), qa, qb, scale), \
+                (qa, qb, scale)
 
 
 @pytest.mark.parametrize("hidden", [256, 512])
@@ -104,29 +102,21 @@ def test_output_sums_past_32_bits_are_exact(hidden):
     board = Board()
     expected = integer_eval(data, board.to_python_chess(), QA, QB, SCALE)
     assert expected == QA * 127 * SCALE // (QA * QB)       # one lane: QA^2 * 127 / QA, in cp
-    try:
-        core.load_network(data)
-        core.set_network_active(True)
-        assert core.evaluate_network(board) == expected
-        assert core.evaluate_network(random_game(random.Random(hidden), board, 40)) == expected
-    finally:
-        core.unload_network()
+    loaded = core.load_network(data)
+    assert loaded.evaluate(board) == expected
+    assert loaded.evaluate(random_game(random.Random(hidden), board, 40)) == expected
 
 
 def test_the_widest_network_the_engine_loads_evaluates_like_the_reference():
     data = random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN, seed=5)
     rng = random.Random(21)
-    try:
-        core.load_network(data)
-        core.set_network_active(True)
-        for _ in range(100):
-            board = random_game(rng, Board(), rng.randrange(0, 80))
-            assert core.evaluate_network(board) == reference_eval(data, board.to_python_chess())
-        with pytest.raises(ValueError, match="hidden layer"):
-            core.load_network(random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN + 16))
-        assert core.evaluate_network(board) == reference_eval(data, board.to_python_chess())
-    finally:
-        core.unload_network()
+    loaded = core.load_network(data)
+    for _ in range(100):
+        board = random_game(rng, Board(), rng.randrange(0, 80))
+        assert loaded.evaluate(board) == reference_eval(data, board.to_python_chess())
+    with pytest.raises(ValueError, match="hidden layer"):
+        core.load_network(random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN + 16))
+    assert loaded.evaluate(board) == reference_eval(data, board.to_python_chess())
 
 
 def test_the_core_knows_the_trainers_quantisation():
@@ -139,19 +129,20 @@ def test_mirrored_position_scores_the_same(network):
         board = random_game(rng, Board(), rng.randrange(1, 60))
         py = board.to_python_chess()
         mirrored = Board(py.mirror().fen())
-        assert core.evaluate_network(Board(py.fen())) == core.evaluate_network(mirrored)
+        assert evaluated(network, Board(py.fen())) == evaluated(network, mirrored)
 
 
 
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
-def test_corrupt_network_is_refused_and_the_old_one_kept(network, kind):
+def test_corrupt_network_is_refused_and_nothing_else_changes(network, kind):
     board = random_game(random.Random(3), Board(), 30)
-    before = core.evaluate_network(board)
+    loaded = core.load_network(network)
+    before, stats = loaded.evaluate(board), core.network_stats()
     with pytest.raises(ValueError):
         core.load_network(CORRUPTIONS[kind](network))
-    assert core.network_active()
-    assert core.evaluate_network(board) == before
+    assert core.network_stats() == stats
+    assert loaded.evaluate(board) == before
 
 
 def test_out_of_range_weights_are_refused(network):
@@ -165,27 +156,28 @@ def test_out_of_range_weights_are_refused(network):
         core.load_network(bytes(data))
 
 
-def test_search_uses_the_network_and_stays_deterministic(network):
+def test_search_uses_its_network_and_stays_deterministic(network):
     board = Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-    first = core.Search(hash_mb=8)
+    loaded = core.load_network(network)
+    first = core.Search(hash_mb=8, network=loaded)
     best1 = first.go(board, depth=7)
     nodes_net = first.nodes
-    second = core.Search(hash_mb=8)
+    second = core.Search(hash_mb=8, network=loaded)
     assert second.go(board, depth=7) == best1 and second.nodes == nodes_net
-    core.set_network_active(False)
     hce = core.Search(hash_mb=8)
     hce.go(board, depth=7)
     assert hce.nodes != nodes_net          # a different evaluation searches a different tree
+    first.set_network(None)
+    first.clear()
+    first.go(board, depth=7)
+    assert first.nodes == hce.nodes
     assert core.evaluate_hand_crafted(board) == board.evaluate()
 
 
 def test_without_a_network_the_hand_crafted_evaluation_is_used():
-    core.unload_network()
-    assert not core.set_network_active(True)
     board = Board()
-    assert board.evaluate() == core.evaluate_hand_crafted(board)
-    with pytest.raises(ValueError):
-        core.evaluate_network(board)
+    assert board.evaluate() == board.evaluate(None) == core.evaluate_hand_crafted(board)
+    assert core.Search(hash_mb=1).evaluation is None
 
 
 # --- king buckets (architecture 3) ---------------------------------------------------
@@ -202,11 +194,7 @@ def king_network():
     net.ft_w += rng.normal(0.0, 0.15, net.ft_w.shape).astype(np.float32)
     net.out_w *= 20.0
     net.clip_weights()
-    quant = QuantNetwork.quantise(net)
-    core.load_network(quant.to_bytes())
-    core.set_network_active(True)
-    yield quant
-    core.unload_network()
+    return QuantNetwork.quantise(net)
 
 
 def king_walk(rng: random.Random, fen: str, plies: int) -> Board:
@@ -230,14 +218,30 @@ def test_king_bucket_updates_equal_refresh_over_chains_of_moves(king_network, st
     for fen in KING_WALKS:
         for _ in range(6):
             board = king_walk(rng, fen, rng.randrange(30, 120))
-            assert core.accumulator_mismatch(board, stride) == -1, board.fen()
+            assert core.load_network(king_network.to_bytes()).accumulator_mismatch(board, stride) == -1, board.fen()
 
 
 def test_a_search_with_king_buckets_is_deterministic_and_legal(king_network):
     """(Under the checked build every accumulator the search evaluates is compared with a refresh.)"""
     for fen in KING_WALKS[1:]:
         board = Board(fen)
-        first, second = core.Search(hash_mb=8), core.Search(hash_mb=8)
+        loaded = core.load_network(king_network.to_bytes())
+        first, second = core.Search(hash_mb=8, network=loaded), core.Search(hash_mb=8, network=loaded)
         best, _ponder = first.go(board, depth=8)
         assert second.go(board, depth=8)[0] == best and second.nodes == first.nodes
         assert best in board.legal_moves()
+
+
+def test_the_same_file_loads_once_and_is_freed_with_its_last_holder(network):
+    before = core.network_stats()
+    first, again = core.load_network(network), core.load_network(bytearray(network))
+    assert first is again
+    assert core.network_stats() == {"networks": before["networks"] + 1, "bytes": before["bytes"] + first.bytes}
+    other = core.load_network(random_network_bytes(seed=77))
+    assert core.network_stats()["networks"] == before["networks"] + 2
+    search = core.Search(hash_mb=1, network=first)
+    del first, again, other
+    assert core.network_stats()["networks"] == before["networks"] + 1     # the search still holds one
+    search.go(Board(), depth=3)
+    del search
+    assert core.network_stats() == before

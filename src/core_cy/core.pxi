@@ -25,9 +25,10 @@
 #     learn/       datagen.pxi        self-play games for training data, packed records
 #                  learn_simd.h       the trainer's gradient kernels
 #     api/         api_board.pxi      Python face: Board
+#                  api_network.pxi    Python face: network files loaded as shared values
 #                  api_search.pxi     Python face: Search
 #                  api_tables.pxi     Python face: weights, magic numbers, Syzygy folders
-#                  api_learn.pxi      Python face: network files, self-play worker, evaluation traces
+#                  api_learn.pxi      Python face: self-play worker, evaluation traces, trainer kernels
 #                  buildinfo.pxi      how this build was compiled, for `fianchetto doctor`
 #
 # The include order below is the order the compiler has always seen (weights
@@ -62,6 +63,7 @@ include "search/tunables.pxi"
 include "search/search.pxi"
 include "learn/datagen.pxi"
 include "api/api_board.pxi"
+include "api/api_network.pxi"
 include "api/api_search.pxi"
 include "api/api_tables.pxi"
 include "api/api_learn.pxi"

@@ -32,9 +32,7 @@ def bench_fens(benchmark_py: Path) -> Tuple[str, ...]:
 def exercise(name: str, network: bytes, fens: Tuple[str, ...], depth: int) -> int:
     """Search and perft with one variant; the nodes it visited."""
     module = importlib.import_module(f"core_cy._core_{name}")
-    module.load_network(network)
-    module.set_network_active(True)
-    search = module.Search(hash_mb=16)
+    search = module.Search(hash_mb=16, network=module.load_network(network))
     search.clear()
     nodes = 0
     for fen in fens:
@@ -42,7 +40,6 @@ def exercise(name: str, network: bytes, fens: Tuple[str, ...], depth: int) -> in
         nodes += int(search.nodes)
     for fen, perft_depth in PERFT_POSITIONS:
         nodes += module.Board(fen).perft(perft_depth)
-    module.unload_network()
     return nodes
 
 

@@ -66,6 +66,28 @@ cdef enum:
 cdef enum:
     NNUE_INPUTS = 768        # 2 colours x 6 piece types x 64 squares, per perspective
     NNUE_MAX_HIDDEN = 512    # largest first layer (simd.h: each 32-bit lane of the output stays in range)
+    NNUE_MAX_BUCKETS = 8     # output layers, chosen by the number of pieces
 
 ctypedef struct Accumulator:
     int16_t v[2][NNUE_MAX_HIDDEN]   # by perspective: white's view, black's view
+
+# A loaded network's weights (nnue.pxi). Immutable once loaded; the Python object
+# that owns it (LoadedNetwork, api_learn.pxi) frees it when the last holder lets
+# go, and each searching position points at the one it evaluates with
+# (Position.net; NULL: the hand-crafted evaluation).
+ctypedef struct Network:
+    int hidden
+    int lanes                  # hidden rounded up to FC_SIMD_LANES: the length of every
+                               #   row in memory, whose lanes past `hidden` hold zeros
+    int buckets                # output layers: 1, or NNUE_MAX_BUCKETS by piece count
+    int king_buckets           # sets of NNUE_INPUTS inputs by king square; 0: one, unmirrored
+    uint8_t king_flip[64]      # by the view's own king square, seen from its side: 7 to
+    uint16_t king_base[64]     #   mirror files, and the first input of the king's bucket
+    int qa                     # activation quantisation (clip value)
+    int qb                     # output weight quantisation
+    int scale                  # network units to centipawns
+    int16_t* ft_weights        # [NNUE_INPUTS][lanes]
+    int16_t* ft_bias           # [lanes]
+    int16_t* out_weights       # [buckets][2][lanes]: side to move's half, then the other side's
+    int32_t out_bias[NNUE_MAX_BUCKETS]
+    size_t bytes               # the allocated block's size

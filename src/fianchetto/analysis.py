@@ -12,9 +12,10 @@ compiled core with the GIL released, so other Python threads go on meanwhile
 and :meth:`Engine.stop` from one of them ends a running search. Positions are a
 Fianchetto :class:`~fianchetto.Board` or a python-chess ``chess.Board``; scores
 are normalised centipawns (100 = a 50% chance to win, :mod:`fianchetto.wdl`) or
-mates, with python-chess's ``PovScore`` one call away. The evaluation network is
-the process's (the shipped one unless ``eval_file`` names another): every
-Engine of a process evaluates with the same network.
+mates, with python-chess's ``PovScore`` one call away. Each Engine evaluates
+with its own choice of network (the shipped one unless ``eval_file`` names
+another, or ``"none"`` for the hand-crafted evaluation); Engines that name the
+same file share its weights, and no Engine's choice changes another's.
 """
 from __future__ import annotations
 
@@ -131,15 +132,13 @@ class Engine:
 
         from fianchetto import network
 
-        problem = network.select_for_tool(eval_file)
-        if problem:
-            raise ValueError(problem)
+        self.network = network.for_tool(eval_file)        # NetworkError is a ValueError
         path = network.resolve(eval_file or "")
         self.wdl_model: WdlModel
         self.wdl_model, wdl_problem = load_model(path if eval_file != "none" else None)
         if wdl_problem:
             warnings.warn(wdl_problem, stacklevel=2)
-        self._search = Search(hash_mb=hash_mb, threads=threads)
+        self._search = Search(hash_mb=hash_mb, threads=threads, network=self.network)
         self._lock = threading.Lock()
 
     def analyse(self, board: Union[Board, chess.Board], *, depth: Optional[int] = None,
@@ -160,8 +159,9 @@ class Engine:
                 final[event.multipv or 1] = event
 
         with self._lock:
-            self._search.go(ours, info=on_info, **limits)
-            nodes_done = int(self._search.nodes)
+            search = self._open_search()
+            search.go(ours, info=on_info, **limits)
+            nodes_done = int(search.nodes)
         material = material_of_fen(ours.fen())
         lines = [self._line(final[k], material) for k in sorted(final)]
         if not lines:
@@ -174,12 +174,21 @@ class Engine:
 
     def stop(self) -> None:
         """End the running search (from any thread); it returns what it has found."""
-        self._search.stop()
+        search = self._search
+        if search is not None:
+            search.stop()
 
     def close(self) -> None:
         """Free the hash table (the Engine cannot search afterwards)."""
         with self._lock:
             self._search = None
+            self.network = None
+
+    def _open_search(self) -> Any:
+        """The search, or a clear error once the Engine is closed."""
+        if self._search is None:
+            raise RuntimeError("this Engine is closed; create a new one")
+        return self._search
 
     def __enter__(self) -> "Engine":
         return self

@@ -118,19 +118,31 @@ def bench_depth(text: Optional[str]) -> int:
     return int(text)
 
 
+#: run_bench's default evaluation: the shipped network, as the engine starts.
+SHIPPED = "shipped"
+
+
 def run_bench(
     depth: int = DEFAULT_DEPTH,
     *,
     fens: Tuple[str, ...] = BENCH_FENS,
     hash_mb: int = BENCH_HASH_MB,
     progress: Optional[Callable[[str], None]] = None,
+    network: Any = SHIPPED,
 ) -> BenchResult:
-    """Search every position to ``depth`` with one fresh search (cleared once)."""
+    """Search every position to ``depth`` with one fresh search (cleared once),
+    evaluating with ``network``: a LoadedNetwork, None for the hand-crafted
+    evaluation, or SHIPPED for the shipped network, as the engine starts
+    (:class:`fianchetto.network.NetworkError` when that file is refused)."""
     from core_cy.core import Search
 
     from fianchetto.board import Board
 
-    search = Search(hash_mb=hash_mb)
+    if isinstance(network, str):
+        from fianchetto import network as networks
+
+        network = networks.for_tool(None)
+    search = Search(hash_mb=hash_mb, network=network)
     search.clear()
     result = BenchResult(depth)
     started = time.perf_counter()

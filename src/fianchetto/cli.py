@@ -67,17 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_bench_command(depth_text: Optional[str]) -> int:
     from fianchetto.benchmark import run_bench
-    from fianchetto.network import select_for_tool
+    from fianchetto.network import NetworkError, for_tool
 
     try:
         depth = bench_depth(depth_text)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2
-    problem = select_for_tool(None)      # the shipped network, as the engine starts
-    if problem:
-        print(f"{problem}; using the hand-crafted evaluation", file=sys.stderr)
-    result = run_bench(depth, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        evaluation = for_tool(None)      # the shipped network, as the engine starts
+    except NetworkError as exc:
+        print(f"{exc}; using the hand-crafted evaluation", file=sys.stderr)
+        evaluation = None
+    result = run_bench(depth, progress=lambda line: print(line, file=sys.stderr, flush=True), network=evaluation)
     for line in result.summary_lines():
         print_line(line)
     return 0

@@ -215,7 +215,8 @@ class Engine:
         if self._search is None:
             from core_cy.core import Search
 
-            self._search = Search(hash_mb=megabytes, threads=int(self.options["Threads"]))
+            self._search = Search(hash_mb=megabytes, threads=int(self.options["Threads"]),
+                                  network=self.evaluation.active)
         else:
             self._search.set_hash(megabytes)
 
@@ -304,6 +305,7 @@ class Engine:
         if problem:
             self.listener.message(problem)
         if self._search is not None:
+            self._search.set_network(self.evaluation.active)
             self._search.clear()
 
     # --- opening book and tablebases at the root -------------------------------------------
@@ -613,7 +615,7 @@ class Engine:
         base = job.last_main_line or exact
         if base is None:
             try:
-                score = Score.cp(int(job.board.evaluate()))
+                score = Score.cp(int(job.board.evaluate(self.evaluation.active)))
             except Exception:  # noqa: BLE001
                 score = Score.cp(0)
             base = SearchInfo(depth=0, score=score, nodes=0, time=0)

@@ -1,8 +1,11 @@
 """The evaluation network: where the shipped one lives, and loading a file into the core.
 
-The core keeps one network (``core_cy.core.load_network``); this module reads the
-file, turns every refusal into a message, and remembers which file is loaded, so
-that a bad ``EvalFile`` leaves the working network in place. numpy is not needed.
+A loaded network is a value (``core_cy.core.LoadedNetwork``): each engine holds
+its own reference and hands it to its searches, and the core shares the weights
+of one file among all its holders. This module reads the file, turns every
+refusal into a message, and keeps one engine's choice (:class:`EvaluationChoice`),
+so that a bad ``EvalFile`` leaves that engine's working network in place and
+changes no other engine. numpy is not needed.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from core_cy import core
+from core_cy.core import LoadedNetwork
 
 from fianchetto.options import DEFAULT_NETWORK_NAME
 
@@ -48,9 +52,9 @@ class NetworkError(ValueError):
     """A network file that cannot be used; the message names the file and the problem."""
 
 
-def load_file(path: str) -> dict:
-    """Load the network at ``path`` into the core; :class:`NetworkError` if refused
-    (the network loaded before stays in use)."""
+def load_file(path: str) -> LoadedNetwork:
+    """The network at ``path``, loaded in the core (shared with every other holder
+    of the same file); :class:`NetworkError` if refused."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -69,32 +73,27 @@ def resolve(eval_file: str) -> Optional[str]:
     return eval_file
 
 
-def select_for_tool(eval_file: Optional[str]) -> Optional[str]:
-    """For command-line tools: load ``eval_file`` (None: the shipped network, 'none':
-    the hand-crafted evaluation) and switch it on. Returns an error message or None."""
+def for_tool(eval_file: Optional[str]) -> Optional[LoadedNetwork]:
+    """For command-line tools and the Python API: the network ``eval_file`` names
+    (None: the shipped network, 'none': the hand-crafted evaluation, returned as
+    None; so is a build that ships no network). :class:`NetworkError` if refused."""
     if eval_file is not None and eval_file.lower() == "none":
-        core.set_network_active(False)
         return None
     path = resolve(eval_file or "")
-    if path is None:
-        core.set_network_active(False)
-        return None
-    try:
-        load_file(path)
-    except NetworkError as exc:
-        return str(exc)
-    core.set_network_active(True)
-    return None
+    return load_file(path) if path is not None else None
 
 
 class EvaluationChoice:
-    """What the ``EvalFile`` and ``Use NNUE`` options ask for, applied to the core.
+    """What one engine's ``EvalFile`` and ``Use NNUE`` options ask for: the network
+    it loaded (its own reference) and whether its searches use it.
 
     A file that cannot be used is refused whole: the network that was working
     stays loaded and the option keeps its old value."""
 
     def __init__(self) -> None:
-        self.loaded: Optional[str] = None     # the file whose network the core holds
+        self.loaded: Optional[str] = None               # the file of `network`
+        self.network: Optional[LoadedNetwork] = None
+        self.use_network = True
         self._wdl_key: Optional[str] = None   # the network whose (model, problem) _wdl is
         self._wdl = None
 
@@ -103,22 +102,27 @@ class EvaluationChoice:
         path = resolve(eval_file)
         if path is None:
             raise NetworkError("no network is shipped with this build")
-        if path != self.loaded:
-            load_file(path)
+        if path != self.loaded or self.network is None:
+            self.network = load_file(path)
             self.loaded = path
 
     def activate(self, use_network: bool) -> Optional[str]:
         """Switch between the network and the hand-crafted evaluation; a message
         when the network was asked for but none is loaded."""
-        active = core.set_network_active(use_network)
-        if use_network and not active:
+        self.use_network = use_network
+        if use_network and self.network is None:
             return "no network loaded; using the hand-crafted evaluation"
         return None
+
+    @property
+    def active(self) -> Optional[LoadedNetwork]:
+        """The network this engine's searches evaluate with, None for the hand-crafted evaluation."""
+        return self.network if self.use_network else None
 
     def wdl_model(self):
         """The win/draw/loss model of the evaluation in use: the loaded network's
         (the file beside it), or the default model (fianchetto.wdl)."""
-        return self._wdl_of(self.loaded if core.network_active() else None)[0]
+        return self._wdl_of(self.loaded if self.active is not None else None)[0]
 
     def wdl_problem(self) -> Optional[str]:
         """Why the loaded network's scores use the default WDL model (no model file
@@ -136,8 +140,9 @@ class EvaluationChoice:
         return self._wdl
 
     def describe(self) -> str:
-        if core.network_active():
-            kings = core.network_king_buckets()
-            shape = f"{core.network_hidden()} hidden" + (f", {kings} king bucket{'s' * (kings > 1)}" if kings else "")
+        active = self.active
+        if active is not None:
+            kings = active.king_buckets
+            shape = f"{active.hidden} hidden" + (f", {kings} king bucket{'s' * (kings > 1)}" if kings else "")
             return f"network {self.loaded} ({shape})"
         return "hand-crafted evaluation"

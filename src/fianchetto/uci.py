@@ -395,10 +395,9 @@ class UciLoop:
 
     def _emit_network_eval(self, board: Any) -> None:
         """The network's score beside the hand-crafted one, and which the search uses."""
-        from core_cy import core
-
-        if core.network_hidden():
-            score = core.evaluate_network(board)
+        network = self.engine.evaluation.network
+        if network is not None:
+            score = board.evaluate(network)
             white = score if board.turn else -score
             model, material = self.engine.evaluation.wdl_model(), material_of_fen(board.fen())
             shown = model.to_cp(white, material)
@@ -417,7 +416,7 @@ class UciLoop:
             self.message(str(exc))
             return
         self.engine.finish_search("bench")
-        result = run_bench(depth, progress=self.message)
+        result = run_bench(depth, progress=self.message, network=self.engine.evaluation.active)
         for line in result.summary_lines():
             self.emit(line)
 

@@ -376,10 +376,15 @@ cdef class Board:
             names.append(square_name(pop_lsb(&b)))
         return names
 
-    def evaluate(self):
-        """Static evaluation in centipawns from the side to move's point of view."""
+    def evaluate(self, LoadedNetwork network=None):
+        """Static evaluation in centipawns from the side to move's point of view:
+        the network's when one is given, else the hand-crafted evaluation."""
+        cdef Position view
         refresh_incremental_eval(&self.pos)
-        return evaluate(&self.pos)
+        view = self.pos                 # the same state stack, read only
+        view.accs = NULL                # the network's accumulator is built on the stack
+        view.net = &network.net if network is not None else NULL
+        return evaluate(&view)
 
     def eval_trace(self):
         """The evaluation term by term (white's view), as text for the `eval` command."""
@@ -420,17 +425,22 @@ cdef class Board:
                     undo_move(&self.pos, moves[i])
         return <long long>rounds * n
 
-    def evaluate_rounds(self, int rounds):
+    def evaluate_rounds(self, int rounds, LoadedNetwork network=None):
         """Benchmark probe (bench/, not for play): evaluate the position `rounds`
-        times in compiled code and return the score (there is no evaluation cache,
-        so every round does the whole work)."""
+        times in compiled code, with `network` or the hand-crafted evaluation, and
+        return the score (there is no evaluation cache, so every round does the
+        whole work)."""
         cdef int r
+        cdef Position view
         if rounds < 1:
             raise ValueError("rounds must be at least 1")
-        cdef int first = self.evaluate(), score = first
+        cdef int first = self.evaluate(network), score = first
+        view = self.pos
+        view.accs = NULL
+        view.net = &network.net if network is not None else NULL
         with nogil:
             for r in range(rounds - 1):
-                score = evaluate(<const Position*>fc_opaque(&self.pos))
+                score = evaluate(<const Position*>fc_opaque(&view))
                 if score != first:
                     break
         if score != first:

@@ -1,205 +1,21 @@
-# The Python face of the learned evaluation: loading network files, switching the
-# network on and off, evaluating a Board either way, checking the incremental
-# accumulators, and the self-play worker behind `fianchetto datagen`.
+# The Python face of learning: the hand-crafted evaluation of a Board, the
+# self-play worker behind `fianchetto datagen`, stored games replayed into records,
+# evaluation traces for Texel tuning and the trainer's kernels. Networks are
+# loaded in api_network.pxi.
 
 import struct as _struct
 from array import array
 
-NETWORK_MAGIC = b"FIANNUE\0"
-NETWORK_HEADER = _struct.Struct("<8s10I")
-NETWORK_HEADER_BYTES = NNUE_HEADER_BYTES
-NETWORK_INPUTS = NNUE_INPUTS
-NETWORK_MAX_HIDDEN = NNUE_MAX_HIDDEN
-#: Architecture -> output buckets, as the core reads them (learn/network.py declares the same).
-NETWORK_OUTPUT_BUCKETS = {NNUE_ARCH_SCRELU: 1, NNUE_ARCH_BUCKETS: NNUE_MAX_BUCKETS,
-                          NNUE_ARCH_KING_BUCKETS: NNUE_MAX_BUCKETS}
-#: King buckets -> the bucket of each square of files a-d (index rank * 4 + file) where
-#: a view's own king stands, seen from its side (architecture 3; learn/data.py the same).
-NETWORK_KING_BUCKET_LAYOUTS = {
-    1: (0,) * 32,
-    4: (0, 0, 1, 1) + (2,) * 4 + (3,) * 24,
-}
-#: (QA, QB, scale) evaluated with constant divisors (learn/network.py trains with them).
-NETWORK_QUANTISATION = (NNUE_QA, NNUE_QB, NNUE_SCALE)
 DATA_MAGIC = b"FIANDATA"
 DATA_HEADER = _struct.Struct("<8sII")
 DATA_RECORD_BYTES = RECORD_BYTES
 DATA_VERSION = 1
 
 
-def _network_header(data):
-    """The header fields of a network file as a dict; ValueError naming what is wrong."""
-    if len(data) < NNUE_HEADER_BYTES:
-        raise ValueError(f"truncated network file ({len(data)} bytes, the header alone is {NNUE_HEADER_BYTES})")
-    (magic, version, arch, inputs, hidden, qa, qb, scale, payload, checksum,
-     king_buckets) = NETWORK_HEADER.unpack_from(data, 0)
-    if magic != NETWORK_MAGIC:
-        raise ValueError("not a Fianchetto network file (bad magic)")
-    if version != NNUE_VERSION:
-        raise ValueError(f"network file version {version}, this engine reads version {NNUE_VERSION}")
-    if arch == NNUE_ARCH_KING_BUCKETS and king_buckets not in NETWORK_KING_BUCKET_LAYOUTS:
-        raise ValueError(f"network with {king_buckets} king buckets; this engine reads "
-                         f"{', '.join(map(str, NETWORK_KING_BUCKET_LAYOUTS))}")
-    if arch != NNUE_ARCH_KING_BUCKETS and king_buckets != 0:
-        raise ValueError(f"network architecture {arch} with {king_buckets} king buckets")
-    if arch not in NETWORK_OUTPUT_BUCKETS or inputs != NNUE_INPUTS * max(1, king_buckets):
-        raise ValueError(f"unknown network architecture {arch} with {inputs} inputs")
-    buckets = NETWORK_OUTPUT_BUCKETS[arch]
-    if not (16 <= hidden <= NNUE_MAX_HIDDEN and hidden % 16 == 0):
-        raise ValueError(f"hidden layer of {hidden} not supported (16..{NNUE_MAX_HIDDEN}, a multiple of 16)")
-    if not (1 <= qa <= 255 and 1 <= qb <= 1024 and 1 <= scale <= 10000):
-        raise ValueError(f"quantisation out of range (QA {qa}, QB {qb}, scale {scale})")
-    expected = 2 * (inputs * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
-    if payload != expected:
-        raise ValueError(f"payload of {payload} bytes, the architecture needs {expected}")
-    if len(data) != NNUE_HEADER_BYTES + payload:
-        raise ValueError(f"network file is {len(data)} bytes, expected {NNUE_HEADER_BYTES + payload} (truncated or padded)")
-    return dict(hidden=hidden, buckets=buckets, king_buckets=king_buckets, inputs=inputs, qa=qa, qb=qb,
-                scale=scale, checksum=checksum)
-
-
-cdef bint network_in_range(const Network* net, int inputs) noexcept nogil:
-    """Accumulators cannot overflow int16 (32 pieces) and v * w fits 16 bits."""
-    cdef int i, f, lanes = net.lanes, worst
-    for i in range(2 * lanes * net.buckets):
-        if iabs(net.out_weights[i]) > NNUE_MAX_OUT_WEIGHT:
-            return False
-    for i in range(net.hidden):
-        worst = iabs(net.ft_bias[i])
-        for f in range(inputs):
-            worst = max(worst, iabs(net.ft_bias[i]) + 32 * iabs(net.ft_weights[f * lanes + i]))
-        if worst > 32767:
-            return False
-    return True
-
-
-def load_network(data):
-    """Check a network file's bytes whole and make it the network in use.
-
-    Raises ValueError naming the problem (and keeps the previous network) when
-    the file is truncated, of another architecture, corrupt or out of range.
-    Never call it while a search runs."""
-    global NET, NNUE_ACTIVE
-    cdef bytes raw = bytes(data)
-    cdef const uint8_t* p = raw
-    cdef Network fresh
-    header = _network_header(raw)
-    if fnv1a32(p + NNUE_HEADER_BYTES, len(raw) - NNUE_HEADER_BYTES) != header["checksum"]:
-        raise ValueError("network file checksum mismatch (corrupt file)")
-    buckets = header["buckets"]
-    if not network_alloc(&fresh, header["hidden"], buckets, header["king_buckets"]):
-        raise MemoryError("cannot allocate the network")
-    set_king_views(&fresh, NETWORK_KING_BUCKET_LAYOUTS.get(header["king_buckets"]))
-    copy_padded_rows(&fresh, <const int16_t*>(p + NNUE_HEADER_BYTES),
-                     header["inputs"] + 1 + 2 * buckets)
-    for i, bias in enumerate(_struct.unpack_from(f"<{buckets}i", raw, len(raw) - 4 * buckets)):
-        fresh.out_bias[i] = bias
-    fresh.qa, fresh.qb, fresh.scale = header["qa"], header["qb"], header["scale"]
-    if not network_in_range(&fresh, header["inputs"]):
-        network_free(&fresh)
-        raise ValueError("network weights out of range (accumulators could overflow)")
-    network_free(&NET)
-    NET = fresh
-    return {"hidden": header["hidden"], "buckets": buckets, "king_buckets": header["king_buckets"],
-            "checksum": header["checksum"]}
-
-
-cdef void copy_padded_rows(Network* net, const int16_t* rows, size_t count) noexcept nogil:
-    """The file's `count` rows of `hidden` int16 (first-layer weights, bias, then
-    each output layer's two halves), in order, into the network's rows of `lanes`.
-    The file's bytes are little-endian int16, as every supported CPU reads them."""
-    cdef size_t r
-    for r in range(count):
-        memcpy(net.ft_weights + r * net.lanes, rows + r * net.hidden, net.hidden * sizeof(int16_t))
-
-
-cdef set_king_views(Network* net, layout):
-    """Each square a view's own king may stand on (seen from its side): mirror the
-    files when it is on e-h, and the first input of its bucket in `layout` (None:
-    no king buckets, every square the plain view)."""
-    cdef int k, mirrored
-    if layout is None:
-        return
-    for k in range(64):
-        net.king_flip[k] = 7 if k % 8 >= 4 else 0
-        mirrored = k ^ net.king_flip[k]
-        net.king_base[k] = layout[(mirrored // 8) * 4 + mirrored % 8] * NNUE_INPUTS
-
-
-def unload_network():
-    """Forget the network; the hand-crafted evaluation is used from then on."""
-    global NNUE_ACTIVE
-    NNUE_ACTIVE = False
-    network_free(&NET)
-
-
-def set_network_active(active):
-    """Use the loaded network (True) or the hand-crafted evaluation; returns what is used."""
-    global NNUE_ACTIVE
-    NNUE_ACTIVE = bool(active) and NET.ft_weights != NULL
-    return NNUE_ACTIVE
-
-
-def network_active():
-    return NNUE_ACTIVE
-
-
-def network_hidden():
-    """The loaded network's first-layer size, 0 when none is loaded."""
-    return NET.hidden if NET.ft_weights != NULL else 0
-
-
-def network_king_buckets():
-    """The loaded network's king buckets, 0 when it has none (or none is loaded)."""
-    return NET.king_buckets if NET.ft_weights != NULL else 0
-
-
-def evaluate_network(Board board):
-    """The network's static evaluation of board (side to move's view); ValueError without one."""
-    if NET.ft_weights == NULL:
-        raise ValueError("no network loaded")
-    return nnue_evaluate(&board.pos)
-
-
 def evaluate_hand_crafted(Board board):
     """The hand-crafted static evaluation of board (side to move's view)."""
     refresh_incremental_eval(&board.pos)
     return evaluate_hce(&board.pos)
-
-
-def accumulator_mismatch(Board board, int stride=1):
-    """Replay board's moves from its first position with incremental accumulator
-    updates, comparing with a full refresh after every `stride` moves (and the
-    last): a stride above 1 leaves chains of moves for one lazy update. Returns
-    the number of the first move whose accumulator differs, or -1 when all agree
-    (for tests)."""
-    cdef Board replay = board.copy()
-    cdef Accumulator* accs = NULL
-    cdef Accumulator fresh
-    cdef int capacity = 0, i, bad = -1
-    cdef int count = board.pos.st_index
-    if NET.ft_weights == NULL:
-        raise ValueError("no network loaded")
-    if stride < 1:
-        raise ValueError("stride must be at least 1")
-    for i in range(count, 0, -1):
-        undo_move(&replay.pos, board.pos.states[i].move)
-    if not attach_accumulators(&replay.pos, &accs, &capacity):
-        raise MemoryError()
-    try:
-        current_accumulator(&replay.pos)
-        for i in range(count):
-            do_move(&replay.pos, board.pos.states[i + 1].move)
-            if (i + 1) % stride and i + 1 < count:
-                continue
-            accumulator_refresh(&replay.pos, &fresh)
-            if not accumulators_equal(current_accumulator(&replay.pos), &fresh):
-                bad = i
-                break
-    finally:
-        replay.pos.accs = NULL
-        fc_free_aligned(accs)
-    return bad
 
 
 cdef class SelfPlayWorker:
@@ -213,8 +29,10 @@ cdef class SelfPlayWorker:
     cdef PlyRecord* plies          # every ply of the last game (random opening included)
     cdef int ply_capacity
     cdef int ply_count
+    cdef LoadedNetwork network     # the evaluation the games are played with (None: hand-crafted)
 
-    def __cinit__(self, hash_mb=16, max_plies=400):
+    def __cinit__(self, hash_mb=16, max_plies=400, LoadedNetwork network=None):
+        self.network = network
         self.t = thread_new(0)
         self.record_capacity = int(max_plies) + 8
         self.records = <PackedRecord*>malloc(sizeof(PackedRecord) * self.record_capacity)
@@ -233,6 +51,7 @@ cdef class SelfPlayWorker:
         thread_forget(t)
         if not thread_set_position(t, &start.pos, self.record_capacity + 64):
             raise MemoryError()
+        t.pos.net = &self.network.net if self.network is not None else NULL
         t.tt = &self.tt
         t.shared = &self.shared
         t.tb_pieces = min(TB_LARGEST, 7)

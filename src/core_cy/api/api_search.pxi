@@ -88,6 +88,9 @@ cdef class Search:
     ``(best, ponder)`` as UCI strings; ``go(board, ...)`` does both. With several
     threads (Lazy SMP) the helpers search the same root and share the table; the
     main thread decides and reports.
+
+    ``network`` (a LoadedNetwork, or None for the hand-crafted evaluation) is
+    this search's own evaluation; ``set_network`` changes it from the next start.
     """
     cdef TranspositionTable tt
     cdef SearchThread** threads
@@ -97,8 +100,11 @@ cdef class Search:
     cdef object info
     cdef bint chess960
     cdef bint prepared
+    cdef LoadedNetwork network          # the evaluation of the next start (None: hand-crafted)
+    cdef LoadedNetwork running_network  # the one the prepared or running search points at
 
-    def __cinit__(self, hash_mb=16, threads=1):
+    def __cinit__(self, hash_mb=16, threads=1, LoadedNetwork network=None):
+        self.network = network
         self.tt.buckets = NULL
         self.threads = NULL
         self.thread_count = 0
@@ -133,6 +139,16 @@ cdef class Search:
                 self._free_threads()
                 raise MemoryError()
         self.thread = self.threads[0]
+
+    def set_network(self, LoadedNetwork network):
+        """Evaluate with `network` (None: the hand-crafted evaluation) from the next
+        start on; a search already started keeps the network it began with."""
+        self.network = network
+
+    @property
+    def evaluation(self):
+        """The LoadedNetwork the next search evaluates with, or None (hand-crafted)."""
+        return self.network
 
     def set_hash(self, megabytes):
         """Resize the transposition table (clearing it)."""
@@ -175,9 +191,12 @@ cdef class Search:
         cdef SearchLimits limits
         cdef int n, i, kept = 0
         cdef int64_t start_ms
+        cdef const Network* net = &self.network.net if self.network is not None else NULL
+        self.running_network = self.network
         for i in range(self.thread_count):
             if not thread_set_position(self.threads[i], &board.pos, 0):
                 raise MemoryError()
+            self.threads[i].pos.net = net
             self.threads[i].tt = &self.tt
             self.threads[i].shared = &self.shared
         self.chess960 = board.pos.chess960

@@ -39,6 +39,7 @@ ctypedef struct Position:
     PackedScore psq                 # material + piece-square sum, white's view, incremental
     int phase                       # game phase from non-pawn material, PHASE_MAX = opening
     Accumulator* accs               # network accumulators, one per state slot (NULL: none kept)
+    const Network* net              # the network that evaluates (NULL: the hand-crafted evaluation)
 
 
 cdef inline int type_of(int pc) noexcept nogil:

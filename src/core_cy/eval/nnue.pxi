@@ -21,7 +21,6 @@ cdef enum:
     NNUE_ARCH_SCRELU = 1       # 768 -> H perspective, SCReLU, -> 1
     NNUE_ARCH_BUCKETS = 2      # the same, -> 8 output layers by piece count
     NNUE_ARCH_KING_BUCKETS = 3 # 768 x K king buckets, mirrored -> H, -> 8 output layers
-    NNUE_MAX_BUCKETS = 8
     NNUE_VERSION = 1
     NNUE_HEADER_BYTES = 48
     NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
@@ -31,24 +30,11 @@ cdef enum:
     NNUE_QB = 64               #   SCALE); a file may use others, which evaluate the
     NNUE_SCALE = 400           #   same way, with run-time divisors
 
-ctypedef struct Network:
-    int hidden
-    int lanes                  # hidden rounded up to FC_SIMD_LANES: the length of every
-                               #   row in memory, whose lanes past `hidden` hold zeros
-    int buckets                # output layers: 1, or NNUE_MAX_BUCKETS by piece count
-    int king_buckets           # sets of NNUE_INPUTS inputs by king square; 0: one, unmirrored
-    uint8_t king_flip[64]      # by the view's own king square, seen from its side: 7 to
-    uint16_t king_base[64]     #   mirror files, and the first input of the king's bucket
-    int qa                     # activation quantisation (clip value)
-    int qb                     # output weight quantisation
-    int scale                  # network units to centipawns
-    int16_t* ft_weights        # [NNUE_INPUTS][lanes]
-    int16_t* ft_bias           # [lanes]
-    int16_t* out_weights       # [buckets][2][lanes]: side to move's half, then the other side's
-    int32_t out_bias[NNUE_MAX_BUCKETS]
-
-cdef Network NET                # read-only while any search runs
-cdef bint NNUE_ACTIVE = False   # a network is loaded and the user wants it used
+# The Network struct is declared in types.pxd (positions point at one). Loaded
+# networks are counted here, for `network_stats()` (api_learn.pxi): they change
+# only with the GIL held, when a network is loaded or its last holder lets go.
+cdef int NETWORKS_LOADED = 0
+cdef size_t NETWORK_BYTES_LOADED = 0
 
 
 cdef inline int feature_index(Color view, Piece pc, Square s) noexcept nogil:
@@ -74,6 +60,7 @@ cdef extern from "platform/simd.h":
 ctypedef struct KingView:
     const int16_t* rows        # the first weight row of the view's king bucket
     int flip                   # 7: the view sees the board mirrored left to right
+    int lanes                  # the network's row length
 
 cdef inline int oriented(Color view, Square s) noexcept nogil:
     return s ^ 56 if view == BLACK else s
@@ -81,33 +68,35 @@ cdef inline int oriented(Color view, Square s) noexcept nogil:
 cdef inline KingView king_view(const Position* pos, Color view) noexcept nogil:
     """How `view` sees the board, from its own king's square (architecture 3; in
     the others every square gives no flip and the first rows)."""
+    cdef const Network* net = pos.net
     cdef KingView kv
     cdef int k
-    if NET.king_buckets == 0:
+    kv.lanes = net.lanes
+    if net.king_buckets == 0:
         kv.flip = 0
-        kv.rows = NET.ft_weights
+        kv.rows = net.ft_weights
         return kv
     k = oriented(view, king_square(pos, view))
-    kv.flip = NET.king_flip[k]
-    kv.rows = NET.ft_weights + <size_t>NET.king_base[k] * NET.lanes
+    kv.flip = net.king_flip[k]
+    kv.rows = net.ft_weights + <size_t>net.king_base[k] * net.lanes
     return kv
 
-cdef inline bint same_king_view(Color c, Square a, Square b) noexcept nogil:
+cdef inline bint same_king_view(const Network* net, Color c, Square a, Square b) noexcept nogil:
     """c's view is the same with its king on a and on b."""
     cdef int x = oriented(c, a), y = oriented(c, b)
-    return NET.king_flip[x] == NET.king_flip[y] and NET.king_base[x] == NET.king_base[y]
+    return net.king_flip[x] == net.king_flip[y] and net.king_base[x] == net.king_base[y]
 
-cdef inline bint changes_king_view(const StateInfo* st) noexcept nogil:
+cdef inline bint changes_king_view(const Network* net, const StateInfo* st) noexcept nogil:
     """The move into st took a king to a square its side sees with another king view
     (architecture 3; the caller skips the test for the others)."""
     cdef int i
     for i in range(st.dirty_count):
         if type_of(st.dirty_piece[i]) == KING and st.dirty_from[i] != NO_SQUARE and st.dirty_to[i] != NO_SQUARE:
-            return not same_king_view(color_of(st.dirty_piece[i]), st.dirty_from[i], st.dirty_to[i])
+            return not same_king_view(net, color_of(st.dirty_piece[i]), st.dirty_from[i], st.dirty_to[i])
     return False
 
 cdef inline const int16_t* weight_row(const KingView* kv, Color view, Piece pc, Square s) noexcept nogil:
-    return kv.rows + feature_index(view, pc, s ^ kv.flip) * NET.lanes
+    return kv.rows + feature_index(view, pc, s ^ kv.flip) * kv.lanes
 
 cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept nogil:
     """Bias plus the rows of every piece on the board, for both views."""
@@ -125,7 +114,7 @@ cdef void accumulator_refresh(const Position* pos, Accumulator* acc) noexcept no
             s = pop_lsb(&b)
             rows[count] = weight_row(&kv, view, pos.board[s], s)
             count += 1
-        fc_acc_refresh(acc.v[view], NET.ft_bias, rows, count, NET.lanes)
+        fc_acc_refresh(acc.v[view], pos.net.ft_bias, rows, count, kv.lanes)
 
 cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
                              const StateInfo* st, const KingView* views) noexcept nogil:
@@ -134,7 +123,7 @@ cdef void accumulator_update(const Accumulator* parent, Accumulator* acc,
     quiet move, a capture) are then applied in one pass, the others row by row.
     int16 sums wrap, so the order of the additions cannot change the result.
     `views` are both sides' king views, the same in parent and child."""
-    cdef int h = NET.lanes, i, adds, subs
+    cdef int h = views[0].lanes, i, adds, subs
     cdef const int16_t* add_rows[3]
     cdef const int16_t* sub_rows[3]
     cdef Color view
@@ -166,11 +155,11 @@ cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
     king changed its king view on the way (then the views of the states between
     are not those of the current one)."""
     cdef int top = pos.st_index, j = top
-    cdef bint crossed = False, kings = NET.king_buckets != 0
+    cdef bint crossed = False, kings = pos.net.king_buckets != 0
     cdef KingView views[2]
     while j > 0 and not pos.states[j].acc_computed and top - j < NNUE_MAX_CHAIN:
         if kings and not crossed:
-            crossed = changes_king_view(&pos.states[j])
+            crossed = changes_king_view(pos.net, &pos.states[j])
         j -= 1
     if pos.states[j].acc_computed and not crossed:
         views[0] = king_view(pos, WHITE)
@@ -186,8 +175,7 @@ cdef Accumulator* current_accumulator(Position* pos) noexcept nogil:
         verify_accumulator(pos, &pos.accs[top])
     return &pos.accs[top]
 
-cdef bint accumulators_equal(const Accumulator* a, const Accumulator* b) noexcept nogil:
-    cdef int h = NET.lanes
+cdef bint accumulators_equal(const Accumulator* a, const Accumulator* b, int h) noexcept nogil:
     return (memcmp(a.v[0], b.v[0], h * sizeof(int16_t)) == 0
             and memcmp(a.v[1], b.v[1], h * sizeof(int16_t)) == 0)
 
@@ -195,31 +183,32 @@ cdef void verify_accumulator(const Position* pos, const Accumulator* acc) noexce
     """Checked build: the incremental accumulator equals one built from scratch."""
     cdef Accumulator fresh
     accumulator_refresh(pos, &fresh)
-    if not accumulators_equal(acc, &fresh):
+    if not accumulators_equal(acc, &fresh, pos.net.lanes):
         fc_fail("incremental accumulator differs from a refresh")
 
 cdef inline int output_bucket(const Position* pos) noexcept nogil:
     """The output layer that reads pos: (pieces - 2) * buckets / 32, i.e. (pieces - 2) / 4
     with eight (learn/network.py's output_buckets)."""
-    cdef int b = (fc_popcount(pos.by_type[0]) - 2) * NET.buckets // 32
-    return max(0, min(NET.buckets - 1, b))
+    cdef int b = (fc_popcount(pos.by_type[0]) - 2) * pos.net.buckets // 32
+    return max(0, min(pos.net.buckets - 1, b))
 
-cdef inline int64_t scale_output(int64_t total, int64_t bias) noexcept nogil:
+cdef inline int64_t scale_output(const Network* net, int64_t total, int64_t bias) noexcept nogil:
     """The output sum in centipawns: (total / QA + bias) * scale / (QA * QB), each
     division rounding toward zero. With the trainer's quantisation the divisors are
     constants, which the compiler turns into multiplications: two 64-bit divisions
     were the slowest instructions of the evaluation. Same results either way."""
-    if NET.qa == NNUE_QA and NET.qb == NNUE_QB and NET.scale == NNUE_SCALE:
+    if net.qa == NNUE_QA and net.qb == NNUE_QB and net.scale == NNUE_SCALE:
         return (total // NNUE_QA + bias) * NNUE_SCALE // (NNUE_QA * NNUE_QB)
-    return (total // NET.qa + bias) * NET.scale // (NET.qa * NET.qb)
+    return (total // net.qa + bias) * net.scale // (net.qa * net.qb)
 
-cdef inline int network_output(const Accumulator* acc, Color side, int bucket) noexcept nogil:
+cdef inline int network_output(const Network* net, const Accumulator* acc, Color side,
+                               int bucket) noexcept nogil:
     """Centipawns for the side to move from the two views of an accumulator."""
-    cdef int h = NET.lanes
-    cdef const int16_t* weights = NET.out_weights + bucket * 2 * h
-    cdef int64_t total = (fc_screlu_dot(acc.v[side], weights, h, NET.qa)
-                          + fc_screlu_dot(acc.v[side ^ 1], weights + h, h, NET.qa))
-    cdef int64_t cp = scale_output(total, NET.out_bias[bucket])
+    cdef int h = net.lanes
+    cdef const int16_t* weights = net.out_weights + bucket * 2 * h
+    cdef int64_t total = (fc_screlu_dot(acc.v[side], weights, h, net.qa)
+                          + fc_screlu_dot(acc.v[side ^ 1], weights + h, h, net.qa))
+    cdef int64_t cp = scale_output(net, total, net.out_bias[bucket])
     return <int>max(-VALUE_NETWORK_MAX, min(VALUE_NETWORK_MAX, cp))
 
 cdef inline void warm_accumulator(Position* pos) noexcept nogil:
@@ -233,7 +222,7 @@ cdef inline void warm_accumulator(Position* pos) noexcept nogil:
     node that returns before evaluating has paid for an update it did not need,
     which costs less than the wait saves (bench 1.05x, median of 18 alternating
     runs)."""
-    if NNUE_ACTIVE and pos.accs != NULL:
+    if pos.net != NULL and pos.accs != NULL:
         current_accumulator(pos)
 
 cdef int nnue_evaluate(const Position* pos) noexcept nogil:
@@ -241,14 +230,14 @@ cdef int nnue_evaluate(const Position* pos) noexcept nogil:
     keep accumulators use them; others build one on the stack."""
     cdef Accumulator scratch
     if pos.accs != NULL:
-        return network_output(current_accumulator(<Position*>pos), pos.side, output_bucket(pos))
+        return network_output(pos.net, current_accumulator(<Position*>pos), pos.side, output_bucket(pos))
     accumulator_refresh(pos, &scratch)
-    return network_output(&scratch, pos.side, output_bucket(pos))
+    return network_output(pos.net, &scratch, pos.side, output_bucket(pos))
 
 cdef inline int evaluate(const Position* pos) noexcept nogil:
-    """The static evaluation the search uses: the network when one is active,
-    else the hand-crafted evaluation. Centipawns, side to move's view."""
-    if NNUE_ACTIVE:
+    """The static evaluation the search uses: the position's network when it has
+    one, else the hand-crafted evaluation. Centipawns, side to move's view."""
+    if pos.net != NULL:
         return nnue_evaluate(pos)
     return evaluate_hce(pos)
 
@@ -263,12 +252,18 @@ cdef uint32_t fnv1a32(const uint8_t* data, size_t n) noexcept nogil:
     return h
 
 cdef void network_free(Network* net) noexcept nogil:
+    """Free the weights of a network that no position points at any more."""
+    global NETWORKS_LOADED, NETWORK_BYTES_LOADED
+    if net.ft_weights != NULL:
+        NETWORKS_LOADED -= 1
+        NETWORK_BYTES_LOADED -= net.bytes
     free(net.ft_weights)
     net.ft_weights = NULL
     net.ft_bias = NULL
     net.out_weights = NULL
     net.hidden = 0
     net.lanes = 0
+    net.bytes = 0
 
 cdef bint network_alloc(Network* net, int hidden, int buckets, int king_buckets) noexcept nogil:
     """One zeroed block for all the int16 parameters, rows of `lanes` (on huge pages
@@ -278,9 +273,13 @@ cdef bint network_alloc(Network* net, int hidden, int buckets, int king_buckets)
     cdef size_t inputs = <size_t>NNUE_INPUTS * max(1, king_buckets)
     cdef int lanes = (hidden + FC_SIMD_LANES - 1) // FC_SIMD_LANES * FC_SIMD_LANES
     cdef size_t count = (inputs + 1 + 2 * buckets) * lanes
+    global NETWORKS_LOADED, NETWORK_BYTES_LOADED
     net.ft_weights = <int16_t*>fc_alloc_table(count * sizeof(int16_t))
     if net.ft_weights == NULL:
         return False
+    net.bytes = count * sizeof(int16_t)
+    NETWORKS_LOADED += 1
+    NETWORK_BYTES_LOADED += net.bytes
     net.ft_bias = net.ft_weights + inputs * lanes
     net.out_weights = net.ft_bias + lanes
     net.hidden = hidden

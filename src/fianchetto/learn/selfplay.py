@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Dict, List, Optional, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, DATA_RECORD_BYTES, DATA_VERSION, Board, SelfPlayWorker
 
@@ -51,6 +51,7 @@ class GameSettings:
     tablebases: bool = True
     dfrc: float = 0.0            # share of games from a double Chess960 start
     max_opening_score: int = 400  # discard a game whose first search scores beyond this
+    evaluation: Any = None        # the LoadedNetwork the games are played with (None: hand-crafted)
 
     def as_kwargs(self) -> Dict[str, object]:
         return {"nodes": self.nodes, "random_plies": self.random_plies, "tablebases": self.tablebases,
@@ -162,7 +163,7 @@ class WholeGameQueue(GameQueue):
 
 
 def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
-    worker = SelfPlayWorker(hash_mb=hash_mb)
+    worker = SelfPlayWorker(hash_mb=hash_mb, network=settings.evaluation)
     start = Board()
     while True:
         game = queue.take()
@@ -175,7 +176,7 @@ def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int
 def run_whole_game_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
     from fianchetto.learn import games
 
-    worker = SelfPlayWorker(hash_mb=hash_mb)
+    worker = SelfPlayWorker(hash_mb=hash_mb, network=settings.evaluation)
     while True:
         game = queue.take()
         if game is None:
@@ -236,13 +237,14 @@ def network_id(eval_file: Optional[str]) -> str:
 FINGERPRINT_DEPTH = 8
 
 
-def search_id() -> str:
+def search_id(evaluation: Any) -> str:
     """What names the search a run plays with: the bench's node count at
-    FINGERPRINT_DEPTH with the evaluation now loaded. A change of the search's
-    rules or constants changes the games a seed gives, and this count with them."""
+    FINGERPRINT_DEPTH with ``evaluation`` (a LoadedNetwork, None: hand-crafted).
+    A change of the search's rules or constants changes the games a seed gives,
+    and this count with them."""
     from fianchetto.benchmark import run_bench
 
-    return f"bench{FINGERPRINT_DEPTH}:{run_bench(FINGERPRINT_DEPTH).nodes}"
+    return f"bench{FINGERPRINT_DEPTH}:{run_bench(FINGERPRINT_DEPTH, network=evaluation).nodes}"
 
 
 def manifest_fields(settings: GameSettings, seed: int, network: str, search: str) -> Dict[str, object]:
@@ -348,9 +350,10 @@ def main_datagen(args: argparse.Namespace) -> int:
     if args.format == "fiandata" and (args.resume or args.dfrc):
         print("--resume and --dfrc need the games format", file=sys.stderr)
         return 2
-    problem = network.select_for_tool(args.eval_file)
-    if problem:
-        print(problem, file=sys.stderr)
+    try:
+        evaluation = network.for_tool(args.eval_file)
+    except network.NetworkError as exc:
+        print(exc, file=sys.stderr)
         return 2
     if args.syzygy_path:
         from core_cy.core import syzygy_init
@@ -358,7 +361,7 @@ def main_datagen(args: argparse.Namespace) -> int:
         syzygy_init(args.syzygy_path)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     settings = GameSettings(nodes=args.nodes, random_plies=args.random_plies, tablebases=bool(args.syzygy_path),
-                            dfrc=args.dfrc)
+                            dfrc=args.dfrc, evaluation=evaluation)
 
     def report(line: str) -> None:
         print("\r" + line, end="", file=sys.stderr, flush=True)
@@ -366,7 +369,7 @@ def main_datagen(args: argparse.Namespace) -> int:
     try:
         if args.format == "games":
             progress = generate_games(out, args.positions, settings, args.threads, args.seed, args.hash, report,
-                                      resume=args.resume, network=network_id(args.eval_file), search=search_id())
+                                      resume=args.resume, network=network_id(args.eval_file), search=search_id(evaluation))
         else:
             progress = generate(out, args.positions, settings, args.threads, args.seed, args.hash, report)
     except (FileExistsError, ValueError) as exc:
