@@ -151,17 +151,21 @@ class Engine:
         if not ours.legal_moves():
             raise ValueError("the game is over: no legal move in this position")
         limits = limits_for(depth, nodes, movetime, multipv, clock, increment)
-        final: Dict[int, SearchInfo] = {}
+        exact: Dict[int, SearchInfo] = {}
+        closing: Dict[int, SearchInfo] = {}
 
         def on_info(report: Any) -> None:
             event = event_from_core(report)
             if isinstance(event, SearchInfo) and event.bound is None and event.pv:
-                final[event.multipv or 1] = event
+                (closing if event.final else exact)[event.multipv or 1] = event
 
         with self._lock:
             search = self._open_search()
             search.go(ours, info=on_info, **limits)
             nodes_done = int(search.nodes)
+        # The closing report gives every line, each root move once; the lines of
+        # the iterations before it may name a move twice once the order changed.
+        final = closing or exact
         material = material_of_fen(ours.fen())
         lines = [self._line(final[k], material) for k in sorted(final)]
         if not lines:

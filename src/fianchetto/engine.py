@@ -106,6 +106,7 @@ class _Job:
         self.exact_lines: Dict[int, SearchInfo] = {}         # every multipv's last exact line
         self.last_main_line: Optional[SearchInfo] = None    # multipv 1, any bound
         self.final: Optional[SearchInfo] = None
+        self.final_lines: List[SearchInfo] = []    # the core's closing report, multipv 2 on
         self.last_sent: Optional[tuple] = None
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
@@ -160,6 +161,8 @@ class _Job:
         """Keep a main-line report for the closing line."""
         if event.bound is None and not event.final:
             self.exact_lines[event.multipv or 1] = event
+        if event.final and not event.is_main_line:
+            self.final_lines.append(event)   # held back with the first line
         if not event.is_main_line:
             return
         if event.final:
@@ -449,9 +452,8 @@ class Engine:
             with job.lock:
                 while job.must_wait():
                     job.lock.wait()
-            final = self._final_info(job, best, ponder)
-            if final is not None:
-                self.listener.info(job.presented(final))
+            for line in self._closing_lines(job, best, ponder):
+                self.listener.info(job.presented(line))
             job.done = True  # from here on a stop or setoption has nothing to interrupt
             self.listener.bestmove(best, ponder)
         finally:
@@ -554,6 +556,7 @@ class Engine:
             return best, ponder
         chosen = lines[strength.choose([line.score for line in lines], elo, self._rng)]
         job.final = dataclasses.replace(chosen, multipv=1, final=False)
+        job.final_lines = []      # the other candidates are not lines the engine shows
         return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)
 
     def _root_moves(self, board: Board, searchmoves: List[str], legal: List[str]) -> Optional[List[str]]:
@@ -600,6 +603,18 @@ class Engine:
             self.listener.info(job.presented(event))
         except Exception as exc:  # noqa: BLE001 - never let output kill the search
             self.listener.message(f"info callback error: {type(exc).__name__}: {clip(str(exc), 200)}")
+
+    def _closing_lines(self, job: _Job, best: Optional[str], ponder: Optional[str]) -> List[SearchInfo]:
+        """The lines sent right before ``bestmove``: the first (``_final_info``) and,
+        when it is the core's own closing line, the core's other MultiPV lines, each
+        root move once, as of the iteration that completed it."""
+        first = self._final_info(job, best, ponder)
+        if first is None:
+            return []
+        if first is not job.final:
+            return [first]
+        shown = int(self.options["MultiPV"])
+        return [first] + [line for line in job.final_lines if (line.multipv or 1) <= shown]
 
     def _final_info(self, job: _Job, best: Optional[str], ponder: Optional[str]) -> Optional[SearchInfo]:
         """The exact-score line sent right before ``bestmove``."""

@@ -259,8 +259,9 @@ cdef class Search:
             helper.join()
         if t.completed_depth == 0 and t.root_moves[0].score == -VALUE_INFINITE:
             t.root_moves[0].score = 0
-        self._report_final()
-        return self._best_and_ponder()
+        best, ponder = self._best_and_ponder()
+        self._report_final(ponder)
+        return best, ponder
 
     def _run_helper(self, int index):
         cdef SearchThread* t = self.threads[index]
@@ -285,14 +286,18 @@ cdef class Search:
         return self.run()
 
     cdef tuple _best_and_ponder(self):
+        """The move to play and the reply to ponder on: the second move of the
+        closing report's first line, or the table's move after the best."""
         cdef SearchThread* t = self.thread
         cdef RootMove* rm = &t.root_moves[0]
         cdef Move ponder = MOVE_NONE
         cdef TTHit hit
+        cdef IterationReport line
+        fill_final_report(t, 0, &line)
         best = move_to_uci(&t.pos, rm.move, self.chess960)
         do_move(&t.pos, rm.move)
-        if rm.pv_length >= 2 and is_legal_move(&t.pos, rm.pv[1]):
-            ponder = rm.pv[1]
+        if line.pv_length >= 2 and is_legal_move(&t.pos, line.pv[1]):
+            ponder = line.pv[1]
         elif tt_probe(&self.tt, t.pos.st.key, &hit) and is_legal_move(&t.pos, hit.move):
             ponder = hit.move
         ponder_text = move_to_uci(&t.pos, ponder, self.chess960) if ponder != MOVE_NONE else None
@@ -314,14 +319,21 @@ cdef class Search:
             undo_move(&t.pos, pv[i])
         return out
 
-    cdef void _report_final(self):
+    cdef void _report_final(self, ponder):
+        """The closing report: every MultiPV line, each root move once, in rank order
+        (fill_final_report); the first line's second move is the ponder move."""
+        cdef SearchThread* t = self.thread
         cdef IterationReport r
-        if self.info is not None:
-            fill_report(self.thread, max(self.thread.completed_depth, 1), 0, BOUND_EXACT, True, &r)
-            self._deliver_line(&r)
+        cdef int i, lines = min(max(t.limits.multipv, 1), t.root_count)
+        if self.info is None:
+            return
+        for i in range(lines):
+            if fill_final_report(t, i, &r):
+                self._deliver_line(&r, ponder if i == 0 else None)
 
-    cdef void _deliver_line(self, const IterationReport* r):
-        """The core's report of a line, with every thread's totals, to the callback."""
+    cdef void _deliver_line(self, const IterationReport* r, ponder=None):
+        """The core's report of a line, with every thread's totals, to the callback;
+        `ponder` completes a one-move line."""
         cdef SearchReport report
         if self.info is None:
             return
@@ -330,7 +342,10 @@ cdef class Search:
         report.score, report.bound, report.final = r.score, r.bound, r.final
         report.nodes, report.tb_hits = self._total_nodes(), self._total_nodes(tb_hits=True)
         report.time_ms, report.hashfull, report.effort = r.time_ms, tt_hashfull(&self.tt), r.effort
-        report.pv = tuple(self._pv_text(r.pv, r.pv_length))
+        pv = self._pv_text(r.pv, r.pv_length)
+        if ponder is not None and len(pv) == 1:
+            pv.append(ponder)
+        report.pv = tuple(pv)
         self._call_info(report)
 
     cdef void _deliver_currmove(self, Move m, int number, int depth):

@@ -62,8 +62,21 @@ ctypedef struct RootMove:
     int score
     int previous_score
     int seldepth
+    int depth                   # the depth `score`, `seldepth` and `pv` were found at (0: none yet)
+    bint exact                  # that score lay inside its window (not a bound)
+    int slot                    # this move's RootLine in SearchThread.root_lines
     int pv_length
     uint64_t nodes              # nodes this thread spent under the move, this search
+    Move pv[MAX_PLY + 1]
+
+# The last completed line of a root move: kept when a MultiPV line's search ends
+# (not stopped), so that a search stopped mid-iteration can still report every line
+# as of the iteration that finished it, with that iteration's depth and whole PV.
+ctypedef struct RootLine:
+    int depth                   # 0: the move has never completed a line
+    int score
+    int seldepth
+    int pv_length
     Move pv[MAX_PLY + 1]
 
 ctypedef struct SharedState:
@@ -116,6 +129,7 @@ ctypedef struct SearchThread:
     int pv_index
     int root_count
     RootMove root_moves[MAX_MOVES]
+    RootLine root_lines[MAX_MOVES] # by RootMove.slot
     PlyFrame stack[FRAMES_BEFORE_ROOT + MAX_PLY + 4]
     Move counter_moves[16][64]
     # History scores stay within +-HISTORY_MAX, so 16 bits hold them: the tables
@@ -783,7 +797,11 @@ cdef inline void add_root_move(SearchThread* t, Move m) noexcept nogil:
     rm.pv[0] = m
     rm.pv_length = 1
     rm.seldepth = 0
+    rm.depth = 0
+    rm.exact = False
+    rm.slot = t.root_count
     rm.nodes = 0
+    t.root_lines[rm.slot].depth = 0
     t.root_count += 1
 
 cdef void order_root_moves(SearchThread* t) noexcept nogil:
@@ -886,6 +904,8 @@ cdef int search_root(SearchThread* t, int alpha, int beta, int depth) noexcept n
         if move_count == 1 or score > alpha:
             rm.score = score
             rm.seldepth = t.seldepth
+            rm.depth = depth
+            rm.exact = alpha < score < beta
             save_root_pv(t, rm)
         else:
             rm.score = -VALUE_INFINITE
@@ -927,6 +947,12 @@ cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
             alpha = -VALUE_INFINITE
             beta = VALUE_INFINITE
 
+cdef void keep_line(SearchThread* t, const RootMove* rm) noexcept nogil:
+    """rm's line is complete at its depth: keep it for a report after a stop."""
+    cdef RootLine* line = &t.root_lines[rm.slot]
+    line.depth, line.score, line.seldepth, line.pv_length = rm.depth, rm.score, rm.seldepth, rm.pv_length
+    memcpy(line.pv, rm.pv, rm.pv_length * sizeof(Move))
+
 cdef inline bint helper_skips_depth(const SearchThread* t, int depth) noexcept nogil:
     """Lazy SMP: odd helper threads skip every other depth, so threads spread out."""
     return t.thread_id % 2 == 1 and depth > 1 and depth % 2 == 0
@@ -950,6 +976,8 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
             t.pv_index = i
             t.seldepth = 0
             aspiration_search(t, depth)
+            if not stopped(t):
+                keep_line(t, &t.root_moves[i])
             sort_root_moves(t, 0, i + 1)
             if stopped(t):
                 break
@@ -1003,6 +1031,26 @@ cdef void fill_report(const SearchThread* t, int depth, int pv_index, int bound,
     r.effort = root_effort(t, rm)
     r.pv_length = rm.pv_length
     r.pv = <const Move*>rm.pv
+
+cdef bint fill_final_report(const SearchThread* t, int index, IterationReport* r) noexcept nogil:
+    """Line `index` of the closing report, when the search stopped at any point.
+    Line 1 is the move the search plays: its newest result when that beat the line
+    it last completed (a new best move found mid-iteration), else that completed
+    line. Every other line is its move's last completed line, at that line's depth
+    with its whole PV. False for a move that never completed a line (skipped)."""
+    cdef const RootMove* rm = &t.root_moves[index]
+    cdef const RootLine* line = &t.root_lines[rm.slot]
+    cdef bint newer = rm.depth > line.depth and rm.score != -VALUE_INFINITE \
+        and (rm.exact or line.depth == 0 or rm.score > line.score)
+    if line.depth > 0 and not (index == 0 and newer):
+        fill_report(t, line.depth, index, BOUND_EXACT, True, r)
+        r.score, r.seldepth = line.score, max(line.seldepth, 1)
+        r.pv_length, r.pv = line.pv_length, <const Move*>line.pv
+        return True
+    if index > 0 and not newer:
+        return False
+    fill_report(t, max(rm.depth, t.completed_depth, 1), index, BOUND_EXACT, True, r)
+    return True
 
 cdef void report_line(SearchThread* t, int depth, int pv_index, int bound) noexcept nogil:
     cdef IterationReport r

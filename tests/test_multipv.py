@@ -1,0 +1,181 @@
+"""MultiPV reports a GUI can show: whenever a search stops, its closing report
+names each root move at most once, in rank order, and its first line starts with
+the move played and goes on with the ponder move.
+
+Searches are stopped at many points of an iteration with node limits (the same
+stops on every machine), in the core, in ``fianchetto.Engine`` and over UCI."""
+from __future__ import annotations
+
+import random
+from contextlib import contextmanager
+from typing import Dict, List, Tuple
+
+import chess
+import pytest
+
+from core_cy import core
+from fianchetto import Engine
+from fianchetto.benchmark import BENCH_FENS
+from fianchetto.network import for_tool
+from support.uci_pipe import BESTMOVE_LINE, parse_info, ready_engine
+
+LINES = 3
+#: Node limits that stop the bench positions' searches at every stage of an iteration.
+NODE_LIMITS = (300, 1_100, 2_900, 7_300, 19_000, 41_000)
+
+
+def positions(count: int, seed: int = 8) -> List[str]:
+    """Bench positions and positions a few random plies from them."""
+    rng = random.Random(seed)
+    fens = []
+    for fen in BENCH_FENS:
+        board = chess.Board(fen)
+        for _ in range(rng.randrange(0, 4)):
+            moves = list(board.legal_moves)
+            if len(moves) < LINES + 1 or board.is_game_over():
+                break
+            board.push(rng.choice(moves))
+        if board.legal_moves.count() > LINES and not board.is_game_over():
+            fens.append(board.fen())
+    return fens[:count]
+
+
+def closing_report(fen: str, nodes: int, network) -> Tuple[str, str, List[object]]:
+    """best, ponder and the closing reports of a MultiPV search stopped at `nodes`."""
+    reports: List[object] = []
+    search = core.Search(hash_mb=4, network=network)
+    best, ponder = search.go(core.Board(fen), nodes=nodes, multipv=LINES, info=reports.append)
+    return best, ponder, [r for r in reports if isinstance(r, core.SearchReport) and r.final]
+
+
+def assert_consistent(fen: str, best: str, ponder, lines: List[Tuple[int, List[str]]]) -> None:
+    """lines: (multipv, pv) of one closing report."""
+    numbers = [k for k, _pv in lines]
+    assert numbers == sorted(numbers) and numbers[0] == 1, (fen, numbers)
+    firsts = [pv[0] for _k, pv in lines]
+    assert len(firsts) == len(set(firsts)), (fen, lines)
+    main = lines[0][1]
+    assert main[0] == best, (fen, best, main)
+    if ponder is not None:
+        assert main[1:2] == [ponder], (fen, ponder, main)
+    board = chess.Board(fen)
+    for _k, pv in lines:
+        line = board.copy()
+        for move in pv:
+            assert chess.Move.from_uci(move) in line.legal_moves, (fen, pv)
+            line.push_uci(move)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return for_tool(None)
+
+
+@pytest.mark.parametrize("nodes", NODE_LIMITS)
+def test_a_stopped_core_search_reports_each_root_move_once(shipped, nodes):
+    checked = 0
+    for fen in positions(12):
+        best, ponder, final = closing_report(fen, nodes, shipped)
+        assert_consistent(fen, best, ponder, [(r.multipv, list(r.pv)) for r in final])
+        assert len(final) == LINES or nodes < 2_000, (fen, nodes, final)
+        checked += 1
+    assert checked >= 10
+
+
+def test_lines_not_searched_again_keep_their_depth_and_whole_line(shipped):
+    """Some stops land in the middle of an iteration: there each line after the
+    first is the one its move completed last: the line an iteration reported, or
+    one completed in the iteration that was stopped (one deeper), never shorter
+    than its move's line before."""
+    mixed = 0
+    for fen in positions(12):
+        for nodes in NODE_LIMITS[2:]:
+            reports: List[object] = []
+            search = core.Search(hash_mb=4, network=shipped)
+            search.go(core.Board(fen), nodes=nodes, multipv=LINES, info=reports.append)
+            lines = [r for r in reports if isinstance(r, core.SearchReport)]
+            final = [r for r in lines if r.final]
+            completed: Dict[Tuple[int, str], Tuple[str, ...]] = {}
+            for r in lines:
+                if not r.final and r.bound == core.REPORT_EXACT:
+                    completed[(r.depth, r.pv[0])] = r.pv
+            last_depth = max(depth for depth, _move in completed)
+            for r in final[1:]:
+                if (r.depth, r.pv[0]) in completed:
+                    assert completed[(r.depth, r.pv[0])] == r.pv, (fen, nodes, r)
+                    continue
+                assert r.depth == last_depth + 1, (fen, nodes, r)
+                before = [pv for (depth, move), pv in completed.items() if move == r.pv[0]]
+                assert all(len(r.pv) >= len(pv) for pv in before[-1:]), (fen, nodes, r, before)
+            mixed += len({r.depth for r in final}) > 1
+    assert mixed >= 3, "the node limits should stop some searches mid-iteration"
+
+
+def test_the_python_engine_never_repeats_a_move(shipped):
+    with Engine(hash_mb=4) as engine:
+        for fen in positions(8):
+            for nodes in NODE_LIMITS:
+                result = engine.analyse(chess.Board(fen), nodes=nodes, multipv=LINES)
+                moves = [line.move for line in result.lines]
+                assert len(moves) == len(set(moves)), (fen, nodes, moves)
+                assert [line.multipv for line in result.lines] == list(range(1, len(moves) + 1))
+
+
+def test_over_uci_the_last_lines_before_bestmove_name_each_move_once():
+    with contextmanager(ready_engine)() as engine:
+        engine.send(f"setoption name MultiPV value {LINES}")
+        engine.sync()
+        for fen in positions(8):
+            for nodes in NODE_LIMITS:
+                engine.send(f"position fen {fen}")
+                lines, best, ponder = engine.go(f"go nodes {nodes}")
+                shown: Dict[int, List[str]] = {}
+                for line in lines:
+                    if line.startswith("info depth") and " pv " in line and " multipv " in line:
+                        info = parse_info(line)
+                        shown[int(info["multipv"])] = list(info["pv"])
+                assert_consistent(fen, best, ponder, sorted(shown.items()))
+
+
+def many_positions(count: int, seed: int = 31) -> List[str]:
+    """Positions along seeded random games, with more than LINES legal moves."""
+    rng = random.Random(seed)
+    fens: List[str] = []
+    while len(fens) < count:
+        board = chess.Board()
+        for _ in range(rng.randrange(4, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.legal_moves.count() > LINES and not board.is_game_over():
+            fens.append(board.fen())
+    return fens
+
+
+def stop_times(count: int) -> List[int]:
+    """Milliseconds spread evenly on a log scale from 5 ms to 1 s."""
+    return [round(5 * 200 ** (i / (count - 1))) for i in range(count)]
+
+
+@pytest.mark.slow
+def test_timed_stops_over_uci_and_in_python_never_repeat_a_move():
+    fens, times = many_positions(100), stop_times(100)
+    with contextmanager(ready_engine)() as engine:
+        engine.send(f"setoption name MultiPV value {LINES}")
+        engine.sync()
+        for fen, ms in zip(fens, times):
+            engine.send("ucinewgame")
+            engine.send(f"position fen {fen}")
+            lines, best, ponder = engine.go(f"go movetime {ms}")
+            shown: Dict[int, List[str]] = {}
+            for line in lines:
+                if line.startswith("info depth") and " pv " in line and " multipv " in line:
+                    info = parse_info(line)
+                    shown[int(info["multipv"])] = list(info["pv"])
+            assert_consistent(fen, best, ponder, sorted(shown.items()))
+    with Engine(hash_mb=16) as python_engine:
+        for fen, ms in zip(fens, times):
+            result = python_engine.analyse(chess.Board(fen), movetime=ms / 1000, multipv=LINES)
+            moves = [line.move for line in result.lines]
+            assert len(moves) == len(set(moves)), (fen, ms, moves)
