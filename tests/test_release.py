@@ -163,27 +163,38 @@ def test_find_network_looks_in_the_networks_package(tmp_path, monkeypatch):
         sys.modules.pop("fianchetto.networks", None)
 
 
-def test_installs_carry_the_shipped_network_and_no_candidates(tmp_path):
-    """The package data that pyproject.toml declares, as setuptools copies it into a
-    build: the shipped network, its WDL model and README, and not networks/candidates/
-    (networks kept for the training record, which the engine never loads)."""
+def test_sdist_and_installs_carry_the_shipped_network_and_no_candidates(tmp_path):
+    """What MANIFEST.in and pyproject.toml put in the source distribution and in a
+    build: the shipped network, its WDL model and README, and neither a network
+    trained into networks/candidates/ (MANIFEST.in prunes it; a build takes its
+    package data from the same file list) nor a patch in candidates/."""
     import shutil
+    import tarfile
 
-    if not (ROOT / "pyproject.toml").exists() or not (ROOT / "networks").is_dir():
+    if not (ROOT / "MANIFEST.in").exists() or not (ROOT / "networks").is_dir():
         pytest.skip("no source tree")
     tree = tmp_path / "tree"
     tree.mkdir()
-    shutil.copy(ROOT / "pyproject.toml", tree)
+    for name in ("pyproject.toml", "MANIFEST.in", "README.md"):
+        shutil.copy(ROOT / name, tree)
     # setup() alone: the same package tables, without compiling the core.
     (tree / "setup.py").write_text("from setuptools import setup\nsetup()\n")
     for folder in ("src", "books", "networks"):
         shutil.copytree(ROOT / folder, tree / folder,
-                        ignore=shutil.ignore_patterns("*.so", "*.c", "*.html", "__pycache__"))
+                        ignore=shutil.ignore_patterns("*.so", "*.c", "*.html", "__pycache__", "*.egg-info"))
     (tree / "networks" / "candidates").mkdir(exist_ok=True)
     (tree / "networks" / "candidates" / "probe.nnue").write_bytes(b"\0" * 64)
+    (tree / "candidates").mkdir()
+    (tree / "candidates" / "probe.patch").write_text("a change waiting for its test\n")
     out = tmp_path / "out"
-    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "-d", str(out)], cwd=tree,
-                   check=True, capture_output=True, timeout=120)
+    for command in (["sdist", "-d", str(out / "dist")], ["build_py", "-d", str(out)]):
+        subprocess.run([sys.executable, "setup.py", "-q", *command], cwd=tree,
+                       check=True, capture_output=True, timeout=120)
+    (sdist,) = (out / "dist").glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    assert not [name for name in names if "candidates" in name]
+    assert any(name.endswith("networks/fianchetto.nnue") for name in names)
     shipped = sorted(p.relative_to(out / "fianchetto" / "networks").as_posix()
                      for p in (out / "fianchetto" / "networks").rglob("*") if p.is_file())
     expected = sorted(p.name for p in (ROOT / "networks").iterdir() if p.is_file())
