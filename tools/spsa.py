@@ -50,6 +50,12 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def project_path(path: str) -> str:
+    """`path` as the state file records it: relative to the project's root (so a
+    state committed on one machine names no folder of that machine)."""
+    return os.path.relpath(Path(path).resolve(), ROOT)
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "src"))
 
@@ -84,7 +90,7 @@ def new_state(args: argparse.Namespace) -> dict:
     return {
         "commit": commit,
         "tc": args.tc, "pairs": args.pairs, "iterations": iterations, "games_target": args.games,
-        "openings": str(Path(args.openings).resolve()), "seed": args.seed,
+        "openings": project_path(args.openings), "seed": args.seed,
         "iteration": 0, "games": 0, "wins": 0, "losses": 0, "draws": 0, "seconds": 0.0,
         "theta": {r.name: float(r.value) for r in rows},
         "schedule": {r.name: schedule(r, iterations) for r in rows},
@@ -202,7 +208,7 @@ def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k
     command = [
         fastchess, *sprt.engine_args("plus", exe, plus), *sprt.engine_args("minus", exe, minus),
         "-each", f"tc={state['tc']}",
-        "-openings", f"file={state['openings']}", "format=epd", "order=random", "-srand", str(state["seed"] + k),
+        "-openings", f"file={(ROOT / state['openings']).resolve()}", "format=epd", "order=random", "-srand", str(state["seed"] + k),
         "-repeat", "-rounds", str(state["pairs"]), "-concurrency", str(concurrency), *sprt.ADJUDICATION,
         "-pgnout", f"file={folder / 'games.pgn'}",
     ]
