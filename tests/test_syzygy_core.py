@@ -26,13 +26,7 @@ import pytest
 from core_cy import core
 
 REPO = Path(__file__).resolve().parents[1]
-SYZYGY = (REPO / ".." / "shared" / "data" / "syzygy").resolve()
-SYZYGY5 = (REPO / ".." / "shared" / "data" / "syzygy5").resolve()
-
-pytestmark = pytest.mark.skipif(
-    not SYZYGY.is_dir(),
-    reason=f"Syzygy test tables not found at {SYZYGY} (the 3-4 piece set is expected in ../shared/data/syzygy)",
-)
+from support.tables import SYZYGY, SYZYGY5, SYZYGY5_MISSING   # noqa: E402
 
 SEED = 0x5A7B9C
 LETTERS = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT, "P": chess.PAWN}
@@ -185,8 +179,18 @@ def test_init_reports_the_largest_table(loaded):
     assert loaded == (5 if SYZYGY5.is_dir() else 4)
     assert core.syzygy_init(str(SYZYGY)) == 4
     assert core.syzygy_init("") == 0
-    assert core.syzygy_init(str(REPO / "no-such-folder")) == 0
-    assert core.syzygy_init(os.pathsep.join([str(REPO / "no-such-folder"), str(SYZYGY)])) == 4
+
+
+@pytest.mark.skipif(not SYZYGY5.is_dir(), reason=SYZYGY5_MISSING)
+def test_the_five_piece_tables_agree_with_python_chess(loaded, oracle):
+    """With the 5-piece folder beside the project the tests above cover its
+    tables too; here every one of them is probed on positions of its own."""
+    assert loaded == 5
+    boards = positions(SEED + 5, 40, signatures_in(SYZYGY5))
+    assert len(boards) >= 100
+    for board in boards:
+        assert engine(board).probe_wdl() == oracle_wdl(oracle, board), board.fen()
+        assert engine(board).probe_dtz() == oracle_dtz(oracle, board), board.fen()
 
 
 def test_documented_example():

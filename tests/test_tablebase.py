@@ -9,9 +9,7 @@ import pytest
 from fianchetto import Board
 from fianchetto.tablebase import DRAW, LOSS, WIN, Tablebases
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-SYZYGY = SHARED / "syzygy"
-pytestmark = pytest.mark.skipif(not SYZYGY.is_dir(), reason=f"Syzygy test tables not found at {SYZYGY}")
+from support.tables import SYZYGY   # noqa: E402
 
 
 @pytest.fixture(scope="module")

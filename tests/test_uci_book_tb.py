@@ -326,9 +326,7 @@ def test_book_depth_limits_the_book(uci, line_book):
 # ---------------------------------------------------------------------------
 # 2. Syzygy tablebases
 # ---------------------------------------------------------------------------
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-SYZYGY = SHARED / "syzygy"     # every 3- and 4-piece table, WDL and DTZ
-SYZYGY5 = SHARED / "syzygy5"   # KRPvKR, KQRvKR, KRRvKR, KRBvKR, KRNvKR
+from support.tables import SYZYGY, SYZYGY5, SYZYGY5_MISSING   # noqa: E402  every 3-4 piece table; five 5-piece ones
 TB_FOLDERS = [SYZYGY, SYZYGY5]
 
 #: A short search limit per move (a won root is decided by the tables at once).
@@ -342,7 +340,8 @@ def require_tables(*signatures: str) -> None:
     for signature in signatures:
         for ext in (".rtbw", ".rtbz"):
             if not any((folder / (signature + ext)).is_file() for folder in TB_FOLDERS):
-                pytest.skip(f"Syzygy table {signature}{ext} not found in {', '.join(map(str, TB_FOLDERS))}")
+                pytest.skip(SYZYGY5_MISSING if len(signature) == 6 else
+                            f"Syzygy table {signature}{ext} not found in {', '.join(map(str, TB_FOLDERS))}")
 
 
 def tb_spec() -> str:
