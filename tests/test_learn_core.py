@@ -16,7 +16,7 @@ import pytest
 
 from core_cy import core
 from fianchetto.board import Board
-from fianchetto.learn.data import KING_BUCKET_LAYOUTS, Dataset, decode, decode_boards
+from fianchetto.learn.data import Dataset, decode, decode_boards
 from fianchetto.learn.network import DEQUANTISED_BOUND_CP, FloatNetwork, QuantNetwork
 from fianchetto.learn.selfplay import GameSettings, generate
 from fianchetto.learn.synthetic import random_boards
@@ -26,17 +26,6 @@ from fianchetto.learn.train import TrainConfig, run_train
 def core_scores(network, boards) -> np.ndarray:
     """The core's evaluations of python-chess boards with a LoadedNetwork."""
     return np.array([network.evaluate(Board(board.fen())) for board in boards], dtype=np.int64)
-
-
-def test_the_core_reads_the_architectures_the_trainer_declares() -> None:
-    from fianchetto.learn import network
-
-    assert core.NETWORK_OUTPUT_BUCKETS == network.OUTPUT_BUCKETS
-    assert core.NETWORK_KING_BUCKET_LAYOUTS == KING_BUCKET_LAYOUTS
-    assert core.NETWORK_INPUTS == network.NUM_FEATURES
-    assert core.NETWORK_MAX_HIDDEN == network.ENGINE_MAX_HIDDEN
-    assert core.NETWORK_HEADER_BYTES == network.HEADER_SIZE
-    assert core.NETWORK_MAGIC == network.MAGIC
 
 
 @pytest.mark.parametrize("hidden, seed, buckets, king_buckets",

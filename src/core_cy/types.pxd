@@ -62,11 +62,11 @@ cdef enum:
     MAX_PLY = 246        # deepest search ply
     MAX_THREADS = 256
 
-# The evaluation network's first layer, kept per state by make/unmake (nnue.pxi).
-cdef enum:
-    NNUE_INPUTS = 768        # 2 colours x 6 piece types x 64 squares, per perspective
-    NNUE_MAX_HIDDEN = 512    # largest first layer (simd.h: each 32-bit lane of the output stays in range)
-    NNUE_MAX_BUCKETS = 8     # output layers, chosen by the number of pieces
+# The evaluation network's format (NNUE_INPUTS, NNUE_MAX_HIDDEN, NNUE_MAX_BUCKETS,
+# the architectures, the quantisation), generated from network_format.py.
+include "network_format.pxi"
+
+# The network's first layer, kept per state by make/unmake (nnue.pxi).
 
 ctypedef struct Accumulator:
     int16_t v[2][NNUE_MAX_HIDDEN]   # by perspective: white's view, black's view

@@ -8,21 +8,21 @@ import hashlib as _hashlib
 import struct as _struct
 import weakref as _weakref
 
-NETWORK_MAGIC = b"FIANNUE\0"
-NETWORK_HEADER = _struct.Struct("<8s10I")
+from core_cy import network_format as _format
+
+# The format as Python reads it, from the one table (network_format.py) whose
+# numbers the C constants above were generated from.
+NETWORK_MAGIC = _format.MAGIC
+NETWORK_HEADER = _struct.Struct(_format.header_struct_format())
 NETWORK_HEADER_BYTES = NNUE_HEADER_BYTES
 NETWORK_INPUTS = NNUE_INPUTS
 NETWORK_MAX_HIDDEN = NNUE_MAX_HIDDEN
-#: Architecture -> output buckets, as the core reads them (learn/network.py declares the same).
-NETWORK_OUTPUT_BUCKETS = {NNUE_ARCH_SCRELU: 1, NNUE_ARCH_BUCKETS: NNUE_MAX_BUCKETS,
-                          NNUE_ARCH_KING_BUCKETS: NNUE_MAX_BUCKETS}
+#: Architecture -> output buckets.
+NETWORK_OUTPUT_BUCKETS = _format.output_buckets()
 #: King buckets -> the bucket of each square of files a-d (index rank * 4 + file) where
-#: a view's own king stands, seen from its side (architecture 3; learn/data.py the same).
-NETWORK_KING_BUCKET_LAYOUTS = {
-    1: (0,) * 32,
-    4: (0, 0, 1, 1) + (2,) * 4 + (3,) * 24,
-}
-#: (QA, QB, scale) evaluated with constant divisors (learn/network.py trains with them).
+#: a view's own king stands, seen from its side (architecture 3).
+NETWORK_KING_BUCKET_LAYOUTS = dict(_format.KING_BUCKET_LAYOUTS)
+#: (QA, QB, scale) evaluated with constant divisors.
 NETWORK_QUANTISATION = (NNUE_QA, NNUE_QB, NNUE_SCALE)
 
 
@@ -44,8 +44,9 @@ def _network_header(data):
     if arch not in NETWORK_OUTPUT_BUCKETS or inputs != NNUE_INPUTS * max(1, king_buckets):
         raise ValueError(f"unknown network architecture {arch} with {inputs} inputs")
     buckets = NETWORK_OUTPUT_BUCKETS[arch]
-    if not (16 <= hidden <= NNUE_MAX_HIDDEN and hidden % 16 == 0):
-        raise ValueError(f"hidden layer of {hidden} not supported (16..{NNUE_MAX_HIDDEN}, a multiple of 16)")
+    if not (NNUE_MIN_HIDDEN <= hidden <= NNUE_MAX_HIDDEN and hidden % NNUE_HIDDEN_STEP == 0):
+        raise ValueError(f"hidden layer of {hidden} not supported ({NNUE_MIN_HIDDEN}..{NNUE_MAX_HIDDEN}, "
+                         f"a multiple of {NNUE_HIDDEN_STEP})")
     if not (1 <= qa <= 255 and 1 <= qb <= 1024 and 1 <= scale <= 10000):
         raise ValueError(f"quantisation out of range (QA {qa}, QB {qb}, scale {scale})")
     expected = 2 * (inputs * hidden + hidden + 2 * hidden * buckets) + 4 * buckets

@@ -17,18 +17,11 @@
 # (SCReLU) and takes a dot product, on C integer arrays, with the vector
 # kernels of simd.h. The file format is described in docs/training.md.
 
+# The architectures (NNUE_ARCH_*), sizes and quantisation (NNUE_QA, NNUE_QB,
+# NNUE_SCALE: a file may use others, which evaluate the same way with run-time
+# divisors) come from the format table, network_format.py, through types.pxd.
 cdef enum:
-    NNUE_ARCH_SCRELU = 1       # 768 -> H perspective, SCReLU, -> 1
-    NNUE_ARCH_BUCKETS = 2      # the same, -> 8 output layers by piece count
-    NNUE_ARCH_KING_BUCKETS = 3 # 768 x K king buckets, mirrored -> H, -> 8 output layers
-    NNUE_VERSION = 1
-    NNUE_HEADER_BYTES = 48
     NNUE_MAX_CHAIN = 12        # refresh instead of replaying longer chains of moves
-    NNUE_MAX_OUT_WEIGHT = 127  # with activations <= 255, v * w fits 16 bits (simd.h)
-    VALUE_NETWORK_MAX = 15000  # network scores stay clear of tablebase and mate scores
-    NNUE_QA = 255              # the trainer's quantisation (learn/network.py: QA, QB,
-    NNUE_QB = 64               #   SCALE); a file may use others, which evaluate the
-    NNUE_SCALE = 400           #   same way, with run-time divisors
 
 # The Network struct is declared in types.pxd (positions point at one). Loaded
 # networks are counted here, for `network_stats()` (api_learn.pxi): they change

@@ -30,6 +30,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import chess
 import numpy as np
+from core_cy import network_format
 
 MAGIC = b"FIANDATA"
 VERSION = 1
@@ -52,7 +53,7 @@ RECORD_DTYPE = np.dtype(
 assert RECORD_DTYPE.itemsize == RECORD_SIZE
 
 #: Inputs per perspective and king bucket: 2 colours x 6 piece types x 64 squares.
-NUM_FEATURES = 768
+NUM_FEATURES = network_format.INPUTS
 #: The most pieces a record can hold (16 bytes of nibbles).
 MAX_PIECES = 32
 #: Feature index that pads a position's feature list; it names no feature of any layout.
@@ -62,12 +63,7 @@ PAD_FEATURE = 32767
 #: king's square, so seen, picks one of K sets of 768 inputs: the table maps
 #: ``rank * 4 + file`` (files a-d) of that square to the bucket. 0 king buckets
 #: is the plain layout of architectures 1 and 2 (no mirroring, 768 inputs).
-KING_BUCKET_LAYOUTS = {
-    1: (0,) * 32,
-    4: (0, 0, 1, 1,       # first rank: a/b (castled), c/d
-        2, 2, 2, 2,       # second rank
-        *(3,) * 24),      # further up
-}
+KING_BUCKET_LAYOUTS = network_format.KING_BUCKET_LAYOUTS     # declared with the file format
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -47,48 +47,36 @@ from typing import Sequence, Tuple, Union
 
 import chess
 import numpy as np
+from core_cy import network_format
 
 from fianchetto.learn.data import (KING_BUCKET_LAYOUTS, MAX_PIECES, NUM_FEATURES, PAD_FEATURE, feature_index,
                                    piece_code)
 
-MAGIC = b"FIANNUE\0"
-VERSION = 1
-#: The architectures of the format, declared once: architecture -> output buckets.
-#: The trainer builds them, the file stores them and the core evaluates them
-#: (tests/test_learn_network.py checks the core against this module).
-OUTPUT_BUCKETS = {1: 1, 2: 8, 3: 8}
+# The format, declared once for the trainer, the file and the core
+# (src/core_cy/network_format.py; the core's constants are generated from it).
+MAGIC = network_format.MAGIC
+VERSION = network_format.VERSION
+#: Architecture -> output buckets: the trainer builds them, the file stores them
+#: and the core evaluates them.
+OUTPUT_BUCKETS = network_format.output_buckets()
 #: The architectures whose inputs are king-bucketed and mirrored (the others have 768).
-KING_BUCKETED = frozenset({3})
+KING_BUCKETED = frozenset(a.number for a in network_format.ARCHITECTURES if a.king_bucketed)
 ARCHITECTURE = 1      # what a network with one output bucket is
-QA = 255
-QB = 64
-SCALE = 400
-HEADER_SIZE = 48
+QA = network_format.QA
+QB = network_format.QB
+SCALE = network_format.SCALE
+HEADER_SIZE = network_format.HEADER_BYTES
 #: Float weights (and the feature-transformer bias) are kept within this bound so
 #: their quantised values, and accumulator sums of up to 32 rows, fit int16.
-WEIGHT_CLIP = 127 / 64
-MIN_HIDDEN = 16
-MAX_HIDDEN = 1024
-#: The largest hidden size the engine's core loads (the file format allows 1024).
-ENGINE_MAX_HIDDEN = 512
+WEIGHT_CLIP = network_format.MAX_OUT_WEIGHT / QB
+MIN_HIDDEN = network_format.MIN_HIDDEN
+MAX_HIDDEN = network_format.FILE_MAX_HIDDEN
+#: The largest hidden size the engine's core loads (the file format allows MAX_HIDDEN).
+ENGINE_MAX_HIDDEN = network_format.ENGINE_MAX_HIDDEN
 #: The core clamps network scores to this many centipawns, clear of mate scores.
-VALUE_NETWORK_MAX = 15000
+VALUE_NETWORK_MAX = network_format.VALUE_NETWORK_MAX
 
-HEADER_DTYPE = np.dtype(
-    [
-        ("magic", "S8"),
-        ("version", "<u4"),
-        ("architecture", "<u4"),
-        ("inputs", "<u4"),
-        ("hidden", "<u4"),
-        ("qa", "<u4"),
-        ("qb", "<u4"),
-        ("scale", "<u4"),
-        ("payload_bytes", "<u4"),
-        ("checksum", "<u4"),
-        ("king_buckets", "<u4"),
-    ]
-)
+HEADER_DTYPE = np.dtype([(name, "S8" if code == "8s" else "<u4") for name, code in network_format.HEADER_FIELDS])
 assert HEADER_DTYPE.itemsize == HEADER_SIZE
 
 FNV_OFFSET = 2166136261
@@ -107,8 +95,9 @@ def fnv1a32(data: bytes) -> int:
 
 def check_hidden(hidden: int) -> None:
     """Raise ``ValueError`` unless ``hidden`` is a multiple of 16 in 16..1024."""
-    if not (MIN_HIDDEN <= hidden <= MAX_HIDDEN and hidden % 16 == 0):
-        raise ValueError(f"hidden size {hidden} is not a multiple of 16 in {MIN_HIDDEN}..{MAX_HIDDEN}")
+    step = network_format.HIDDEN_STEP
+    if not (MIN_HIDDEN <= hidden <= MAX_HIDDEN and hidden % step == 0):
+        raise ValueError(f"hidden size {hidden} is not a multiple of {step} in {MIN_HIDDEN}..{MAX_HIDDEN}")
 
 
 def input_count(king_buckets: int = 0) -> int:
