@@ -11,17 +11,24 @@
 #     board/       magic_numbers.pxi  rook and bishop magic multipliers (generated)
 #                  bitboard.pxi       square helpers, leaper and slider attacks, between/line
 #                  zobrist.pxi        Zobrist keys (the Polyglot array, from zobrist_keys.pxi)
+#                  psq.pxi            the material+square sum and phase that make/unmake keep
 #                  position.pxi       Position, state stack, make/unmake, repetition
 #                  movegen.pxi        legal move generation, move validation, perft
 #                  fen.pxi            FEN in and out with validation
 #     eval/        weights.pxi        evaluation weight table and the material+square table
 #                  evaluate.pxi       hand-crafted static evaluation (and its trace for tuning)
 #                  nnue.pxi           the network: accumulators, output layer; evaluate() chooses
-#     tablebases/  syzygy.pxi         Syzygy WDL/DTZ reader (file access in tbfile.h)
+#     tablebases/  tb_tables.pxi      Syzygy WDL/DTZ reader: file structures, index tables
+#                  tb_load.pxi        the loaded tables, parsing a file (file access in tbfile.h)
+#                  tb_index.pxi       position -> index -> value
+#                  syzygy.pxi         probes with captures and en passant resolved
 #     search/      tt.pxi             transposition table
 #                  movepick.pxi       static exchange evaluation, staged move picker
 #                  tunables.pxi       the search's tunable constants (generated from tunables.py)
-#                  search.pxi         iterative deepening, PVS, quiescence, pruning, limits
+#                  thread.pxi         values, constants, frames, root moves, the search thread
+#                  timeman.pxi        the time decisions between iterations
+#                  search.pxi         quiescence, PVS in numbered steps, the root, iterative deepening
+#                  report.pxi         reports to Python, a search thread's life
 #     learn/       datagen.pxi        self-play games for training data, packed records
 #                  learn_simd.h       the trainer's gradient kernels
 #     api/         api_board.pxi      Python face: Board
@@ -31,8 +38,8 @@
 #                  api_learn.pxi      Python face: self-play worker, evaluation traces, trainer kernels
 #                  buildinfo.pxi      how this build was compiled, for `fianchetto doctor`
 #
-# The include order below is the order the compiler has always seen (weights
-# before position, the tablebase reader before the evaluation).
+# The include order below follows the layers, except that the tablebase
+# reader comes before the evaluation (neither uses the other).
 #
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log
@@ -50,17 +57,24 @@ import threading
 include "board/magic_numbers.pxi"
 include "board/bitboard.pxi"
 include "board/zobrist.pxi"
-include "eval/weights.pxi"
+include "board/psq.pxi"
 include "board/position.pxi"
 include "board/movegen.pxi"
 include "board/fen.pxi"
+include "eval/weights.pxi"
+include "tablebases/tb_tables.pxi"
+include "tablebases/tb_load.pxi"
+include "tablebases/tb_index.pxi"
 include "tablebases/syzygy.pxi"
 include "eval/evaluate.pxi"
 include "eval/nnue.pxi"
 include "search/tt.pxi"
 include "search/movepick.pxi"
 include "search/tunables.pxi"
+include "search/thread.pxi"
+include "search/timeman.pxi"
 include "search/search.pxi"
+include "search/report.pxi"
 include "learn/datagen.pxi"
 include "api/api_board.pxi"
 include "api/api_network.pxi"

@@ -80,6 +80,17 @@ cdef class TimeManagerState:
         return shifted_limit(clock_ms, offset_ms)
 
 
+cdef void deliver_line(void* owner, const IterationReport* r) noexcept nogil:
+    """The search's line reports, to the Search that owns it (SearchThread.on_line)."""
+    with gil:
+        (<Search>owner)._deliver_line(r)
+
+
+cdef void deliver_currmove(void* owner, Move m, int number, int depth) noexcept nogil:
+    with gil:
+        (<Search>owner)._deliver_currmove(m, number, depth)
+
+
 cdef class Search:
     """A search with its own transposition table, history tables and threads.
 
@@ -202,6 +213,8 @@ cdef class Search:
         self.chess960 = board.pos.chess960
         self.info = info
         t.reporter = <void*>self
+        t.on_line = deliver_line
+        t.on_currmove = deliver_currmove
         t.tb_pieces = min(TB_LARGEST, max(0, int(tb_probe_limit)))
         t.tb_50_move_rule = bool(tb_50_move_rule)
         limits.depth = max(0, min(int(depth), MAX_SEARCH_DEPTH))

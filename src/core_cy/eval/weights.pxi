@@ -1,20 +1,10 @@
 # Evaluation weights: one table, WEIGHTS, of packed (middlegame, endgame) pairs,
 # so a tuner can rewrite it from a file (set_weight_table / weight_table in api_tables.pxi).
-# PSQ folds material and piece-square values together for incremental updates.
+# PSQ (board/psq.pxi) folds material and piece-square values together for the
+# position's incremental updates; fold_psq fills it from this table.
 #
 # The values live in weights_default.pxi, written by tools/gen_weights.py from a
 # weights file (the output of `fianchetto tune`; docs/training.md).
-
-ctypedef int32_t PackedScore       # mg in the high 16 bits, eg in the low 16 bits
-
-cdef inline PackedScore S(int mg, int eg) noexcept nogil:
-    return <PackedScore>((<uint32_t>mg << 16) + eg)
-
-cdef inline int mg_of(PackedScore s) noexcept nogil:
-    return <int16_t>(<uint16_t>(<uint32_t>(s + 0x8000) >> 16))
-
-cdef inline int eg_of(PackedScore s) noexcept nogil:
-    return <int16_t>(<uint16_t>(<uint32_t>s))
 
 # Offsets of the weight groups in WEIGHTS.
 cdef enum:
@@ -41,12 +31,6 @@ cdef enum:
     N_WEIGHTS = W_TEMPO + 1
 
 cdef PackedScore WEIGHTS[N_WEIGHTS]
-cdef PackedScore PSQ[16][64]      # material + PSQT by piece code, colour-mirrored
-
-cdef int PHASE_WEIGHT[7]
-PHASE_WEIGHT[:] = [0, 0, 1, 1, 2, 4, 0]
-cdef enum:
-    PHASE_MAX = 24
 
 WEIGHT_GROUPS = [
     ("material", W_MATERIAL, 7), ("psqt", W_PSQT, 7 * 64),
