@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from core_cy import core, cpu, dispatch, variants
-from fianchetto.network import default_network_path
+from fianchetto.evaluation import default_network_path
 from support.networks import random_network_bytes, saturated_network_bytes
 from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 

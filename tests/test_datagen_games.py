@@ -82,7 +82,7 @@ def test_a_file_goes_on_only_with_the_search_that_began_it(tmp_path):
 
 
 def test_the_search_fingerprint_is_the_bench_signature_of_the_evaluation():
-    from fianchetto.network import for_tool
+    from fianchetto.evaluation import for_tool
     from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 
     assert FINGERPRINT_DEPTH == SIGNATURE_DEPTH

@@ -293,7 +293,7 @@ def test_a_resume_on_data_that_changed_is_refused(tmp_path: Path) -> None:
 
 
 def test_uci_path_does_not_import_numpy() -> None:
-    code = "import sys, fianchetto.cli, fianchetto.uci, fianchetto.engine; print('numpy' in sys.modules)"
+    code = "import sys, fianchetto.cli, fianchetto.uci, fianchetto.session; print('numpy' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "False"
 

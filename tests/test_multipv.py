@@ -16,7 +16,7 @@ import pytest
 from core_cy import core
 from fianchetto import Engine
 from fianchetto.benchmark import BENCH_FENS
-from fianchetto.network import for_tool
+from fianchetto.evaluation import for_tool
 from support.uci_pipe import BESTMOVE_LINE, parse_info, ready_engine
 
 LINES = 3

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core_cy import dispatch, profile_workload
 from fianchetto.benchmark import BENCH_FENS
-from fianchetto.network import default_network_path
+from fianchetto.evaluation import default_network_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARK_PY = ROOT / "src" / "fianchetto" / "benchmark.py"

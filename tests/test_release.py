@@ -148,7 +148,7 @@ def test_find_network_looks_in_the_networks_package(tmp_path, monkeypatch):
     import importlib
 
     import fianchetto
-    from fianchetto.network import _package_files
+    from fianchetto.evaluation import _package_files
     from fianchetto.options import DEFAULT_NETWORK_NAME
 
     (tmp_path / "networks").mkdir()

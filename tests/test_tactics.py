@@ -66,7 +66,7 @@ def solve(tactics: List[Tactic], nodes: int, hash_mb: int = HASH_MB):
     from core_cy.core import Search
     from fianchetto import Board
 
-    from fianchetto.network import for_tool
+    from fianchetto.evaluation import for_tool
 
     search = Search(hash_mb=hash_mb, network=for_tool(None))   # the shipped network, as the engine plays
     solved, failures = [], []

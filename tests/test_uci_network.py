@@ -92,9 +92,9 @@ def test_the_uci_path_does_not_import_numpy():
     import subprocess
     import sys
 
-    code = ("import sys, fianchetto.cli, fianchetto.uci, fianchetto.engine, fianchetto.learn.selfplay;"
-            "from fianchetto.engine import Engine;"
-            "Engine(listener=None);"
+    code = ("import sys, fianchetto.cli, fianchetto.uci, fianchetto.session, fianchetto.learn.selfplay;"
+            "from fianchetto.session import UciSession;"
+            "UciSession(listener=None);"
             "sys.exit(1 if 'numpy' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fianchetto import wdl
-from fianchetto.network import default_network_path
+from fianchetto.evaluation import default_network_path
 from fianchetto.wdl import DEFAULT_MODEL, WdlModel, load_model, material_of_fen
 from support.uci_pipe import UciPipe
 

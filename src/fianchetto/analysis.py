@@ -130,10 +130,10 @@ class Engine:
     def __init__(self, hash_mb: int = 16, threads: int = 1, eval_file: Optional[str] = None) -> None:
         from core_cy.core import Search
 
-        from fianchetto import network
+        from fianchetto import evaluation
 
-        self.network = network.for_tool(eval_file)        # NetworkError is a ValueError
-        path = network.resolve(eval_file or "")
+        self.network = evaluation.for_tool(eval_file)        # NetworkError is a ValueError
+        path = evaluation.resolve(eval_file or "")
         self.wdl_model: WdlModel
         self.wdl_model, wdl_problem = load_model(path if eval_file != "none" else None)
         if wdl_problem:

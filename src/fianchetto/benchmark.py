@@ -133,15 +133,15 @@ def run_bench(
     """Search every position to ``depth`` with one fresh search (cleared once),
     evaluating with ``network``: a LoadedNetwork, None for the hand-crafted
     evaluation, or SHIPPED for the shipped network, as the engine starts
-    (:class:`fianchetto.network.NetworkError` when that file is refused)."""
+    (:class:`fianchetto.evaluation.NetworkError` when that file is refused)."""
     from core_cy.core import Search
 
     from fianchetto.board import Board
 
     if isinstance(network, str):
-        from fianchetto import network as networks
+        from fianchetto import evaluation
 
-        network = networks.for_tool(None)
+        network = evaluation.for_tool(None)
     search = Search(hash_mb=hash_mb, network=network)
     search.clear()
     result = BenchResult(depth)

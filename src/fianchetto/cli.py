@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_bench_command(depth_text: Optional[str]) -> int:
     from fianchetto.benchmark import run_bench
-    from fianchetto.network import NetworkError, for_tool
+    from fianchetto.evaluation import NetworkError, for_tool
 
     try:
         depth = bench_depth(depth_text)

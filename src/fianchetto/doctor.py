@@ -22,8 +22,8 @@ from typing import Callable, Iterator, Optional, Tuple
 from fianchetto.options import DEFAULT_NETWORK_NAME
 
 def find_network() -> Optional[Path]:
-    """The default network file (see :func:`fianchetto.network.default_network_path`)."""
-    from fianchetto.network import default_network_path
+    """The default network file (see :func:`fianchetto.evaluation.default_network_path`)."""
+    from fianchetto.evaluation import default_network_path
 
     return default_network_path()
 

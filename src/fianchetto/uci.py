@@ -1,8 +1,8 @@
 """UCI protocol loop: read a line, act, answer. stdout carries only UCI.
 
 The reader (this module, on the main thread) parses each line and calls the
-:class:`~fianchetto.engine.Engine`; the engine's search thread reports back
-through :class:`UciLoop` (a :class:`~fianchetto.engine.Listener`), which turns
+:class:`~fianchetto.session.UciSession`; the engine's search thread reports back
+through :class:`UciLoop` (a :class:`~fianchetto.session.Listener`), which turns
 events into UCI text. Every line is written whole under a lock and flushed.
 Nothing a GUI or a user types can kill the loop: a bad line gets an
 ``info string`` naming the problem and changes nothing.
@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from fianchetto import __version__
 from fianchetto.board import START_FEN, Board
-from fianchetto.engine import Engine, GoParams
+from fianchetto.session import GoParams, UciSession
 from fianchetto.options import OptionError, clip
 from fianchetto.perft import divide_report
 from fianchetto.score import CurrMove, Event
@@ -238,7 +238,7 @@ class UciLoop:
 
     def __init__(self, emit: Optional[Callable[[str], None]] = None) -> None:
         self.emit = Output(emit)
-        self.engine = Engine(self)
+        self.engine = UciSession(self)
         self.clean_exit = True
 
     # Listener interface (called from the search thread) ---------------------------------

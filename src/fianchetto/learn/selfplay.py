@@ -222,11 +222,11 @@ def generate(path: str, positions: int, settings: GameSettings, threads: int = 1
 def network_id(eval_file: Optional[str]) -> str:
     """What names the evaluation a run plays with: the network file's SHA-256 (first
     16 hex digits), or ``hce`` for the hand-crafted evaluation."""
-    from fianchetto import network
+    from fianchetto import evaluation
 
     if eval_file is not None and eval_file.lower() == "none":
         return "hce"
-    path = eval_file or network.default_network_path()
+    path = eval_file or evaluation.default_network_path()
     if path is None:
         return "hce"
     with open(path, "rb") as handle:
@@ -335,7 +335,7 @@ def default_out(args: argparse.Namespace) -> str:
 
 
 def main_datagen(args: argparse.Namespace) -> int:
-    from fianchetto import network
+    from fianchetto import evaluation
     from fianchetto.learn import manifest
 
     out = args.out or default_out(args)
@@ -351,8 +351,8 @@ def main_datagen(args: argparse.Namespace) -> int:
         print("--resume and --dfrc need the games format", file=sys.stderr)
         return 2
     try:
-        evaluation = network.for_tool(args.eval_file)
-    except network.NetworkError as exc:
+        chosen = evaluation.for_tool(args.eval_file)
+    except evaluation.NetworkError as exc:
         print(exc, file=sys.stderr)
         return 2
     if args.syzygy_path:
@@ -361,7 +361,7 @@ def main_datagen(args: argparse.Namespace) -> int:
         syzygy_init(args.syzygy_path)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     settings = GameSettings(nodes=args.nodes, random_plies=args.random_plies, tablebases=bool(args.syzygy_path),
-                            dfrc=args.dfrc, evaluation=evaluation)
+                            dfrc=args.dfrc, evaluation=chosen)
 
     def report(line: str) -> None:
         print("\r" + line, end="", file=sys.stderr, flush=True)
@@ -369,7 +369,7 @@ def main_datagen(args: argparse.Namespace) -> int:
     try:
         if args.format == "games":
             progress = generate_games(out, args.positions, settings, args.threads, args.seed, args.hash, report,
-                                      resume=args.resume, network=network_id(args.eval_file), search=search_id(evaluation))
+                                      resume=args.resume, network=network_id(args.eval_file), search=search_id(chosen))
         else:
             progress = generate(out, args.positions, settings, args.threads, args.seed, args.hash, report)
     except (FileExistsError, ValueError) as exc:

@@ -1,6 +1,6 @@
 """The engine: the game the GUI set up, the option values and the search thread.
 
-:class:`Engine` is driven by the UCI loop (:mod:`fianchetto.uci`) from the reader
+:class:`UciSession` is driven by the UCI loop (:mod:`fianchetto.uci`) from the reader
 thread and reports through a :class:`Listener`. A ``go`` starts one worker
 thread that runs the compiled ``Search`` (which releases the GIL for the
 whole search), so the reader thread keeps answering ``isready``, ``stop``,
@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 
 from fianchetto import strength
 from fianchetto.board import START_FEN, Board
-from fianchetto.network import EvaluationChoice, NetworkError
+from fianchetto.evaluation import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
@@ -173,7 +173,7 @@ class _Job:
             self.last_exact_line = event
 
 
-class Engine:
+class UciSession:
     """Game state, options and the search worker behind the UCI loop."""
 
     def __init__(self, listener: Listener) -> None:
