@@ -17,7 +17,7 @@ PYTHON ?= python3
 EXE ?= fianchetto
 BUILD_DIR ?= build/make
 
-SOURCES := $(wildcard pyproject.toml setup.py README.md MANIFEST.in \
+SOURCES := $(wildcard pyproject.toml setup.py build_support/*.py README.md MANIFEST.in \
 	src/core_cy/*.pyx src/core_cy/*.pxd src/core_cy/*.pxi src/core_cy/*/*.pxi src/core_cy/*/*.h src/core_cy/*.py \
 	src/fianchetto/*.py src/fianchetto/*/*.py books/* networks/*) tools/make_exe.py
 

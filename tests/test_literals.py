@@ -1,8 +1,9 @@
 """Constants the build reads from the package's source without importing it
-(core_cy/literals.py)."""
+(build_support/literals.py)."""
 import pytest
 
-from core_cy.literals import module_constant
+from support import source_tree  # noqa: F401  (puts build_support on the path)
+from build_support.literals import module_constant
 from fianchetto import benchmark, options
 
 

@@ -12,7 +12,7 @@ Python division or a bounds check, paid on every call. The only exceptions are
 a function that holds one.
 
 This tool annotates ``src/core_cy/_core_baseline.pyx`` (which includes every
-``.pxi``) with the build's own directives (``core_cy/directives.py``), prints each
+``.pxi``) with the build's own directives (``build_support/directives.py``), prints each
 yellow line of GIL-free code as ``file:line score source`` and exits 1 if there
 is one. ``--keep DIR`` leaves the HTML pages there to look at.
 """
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 CORE = Path(__file__).resolve().parents[1] / "src" / "core_cy"
+ROOT = CORE.parents[1]
 ENTRY = "_core_baseline.pyx"
 
 HEADER_START = re.compile(r"^(cdef|cpdef|def)\s")
@@ -56,7 +57,7 @@ class GilFreeLines:
 
 def build_directives() -> Dict[str, object]:
     """The optimised build's directives, read by path as setup.py reads them."""
-    spec = importlib.util.spec_from_file_location("fianchetto_directives", CORE / "directives.py")
+    spec = importlib.util.spec_from_file_location("fianchetto_directives", ROOT / "build_support" / "directives.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.compiler_directives(checked=False)

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: What the build needs from the source tree (the files the sdist is made of, less the tests).
 SOURCE_ENTRIES = ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in", "CHANGELOG.md",
-                  "src", "books", "networks")
+                  "build_support", "src", "books", "networks")
 #: Never copied: build products of an in-tree build and caches.
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.pyd", "*.c", "*.html", "*.egg-info")
 

@@ -1,4 +1,4 @@
-"""The workload of a profile-guided build (setup.py): what the instrumented core
+"""The workload of a profile-guided build (``pgo.py``): what the instrumented core
 runs between the two compilations, so that the compiler lays the second one out
 for the paths a search takes.
 
@@ -7,15 +7,20 @@ the bench positions to a fixed depth with the shipped network and counts perft
 from two positions. Only the built core is needed (no python-chess: a build
 environment has none); the positions and the network are given by path.
 
-    python -m core_cy.profile_workload NETWORK BENCHMARK_PY [DEPTH]
+    python -m build_support.profile_workload NETWORK BENCHMARK_PY [DEPTH] [--report FILE]
+
+It prints one line per variant, and with ``--report`` writes the same as JSON
+(``{"variants": {"avx2": nodes, ...}}``), which the build reads.
 """
+import argparse
 import importlib
+import json
 import sys
 from pathlib import Path
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from core_cy import dispatch
-from core_cy.literals import module_constant
+from build_support.literals import module_constant
 
 DEFAULT_DEPTH = 10
 PERFT_POSITIONS = (
@@ -43,15 +48,26 @@ def exercise(name: str, network: bytes, fens: Tuple[str, ...], depth: int) -> in
     return nodes
 
 
+def parse_arguments(argv: List[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m build_support.profile_workload",
+                                     usage="%(prog)s NETWORK BENCHMARK_PY [DEPTH] [--report FILE]")
+    parser.add_argument("network", type=Path)
+    parser.add_argument("benchmark_py", type=Path)
+    parser.add_argument("depth", type=int, nargs="?", default=DEFAULT_DEPTH)
+    parser.add_argument("--report", type=Path, help="write the variants run and their nodes as JSON")
+    return parser.parse_args(argv)
+
+
 def main(argv: List[str]) -> int:
-    if len(argv) not in (2, 3):
-        print(__doc__, file=sys.stderr)
-        return 2
-    network = Path(argv[0]).read_bytes()
-    fens = bench_fens(Path(argv[1]))
-    depth = int(argv[2]) if len(argv) == 3 else DEFAULT_DEPTH
+    args = parse_arguments(argv)
+    network = args.network.read_bytes()
+    fens = bench_fens(args.benchmark_py)
+    ran: Dict[str, int] = {}
     for name in dispatch.runnable_variants():
-        print(f"profile workload: {name}: {exercise(name, network, fens, depth)} nodes", flush=True)
+        ran[name] = exercise(name, network, fens, args.depth)
+        print(f"profile workload: {name}: {ran[name]} nodes", flush=True)
+    if args.report is not None:
+        args.report.write_text(json.dumps({"variants": ran}), encoding="utf-8")
     return 0
 
 
