@@ -15,7 +15,11 @@ Rules kept here (the UCI contract):
 * a ``stop`` with no search running does nothing, and never reaches a later search;
 * a ``go`` while a search runs stops the old one first (its ``bestmove`` goes out);
 * commands that touch the transposition table (``ucinewgame``, ``Hash``,
-  ``Clear Hash``) stop a running search first, because the table is in use.
+  ``Clear Hash``) stop a running search first, because the table is in use;
+* ``go perft`` runs on a worker thread too, with ``Threads`` threads and a
+  perft table of ``Hash`` MB of its own: ``stop`` ends it at once, while a
+  later ``go``, ``quit`` or end of input waits for its count, as a script that
+  pipes ``go perft 6`` and ``quit`` expects.
 """
 from __future__ import annotations
 
@@ -24,9 +28,11 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple, Union
 
-from fianchetto import strength
+from core_cy.core import PerftHash
+
+from fianchetto import deep_perft, strength
 from fianchetto.board import START_FEN, Board
 from fianchetto.evaluation import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
@@ -173,6 +179,14 @@ class _Job:
             self.last_exact_line = event
 
 
+@dataclass
+class _PerftJob:
+    """One ``go perft``: its table (whose ``stop()`` ends it) and its thread."""
+
+    table: PerftHash
+    thread: Optional[threading.Thread] = None
+
+
 class UciSession:
     """Game state, options and the search worker behind the UCI loop."""
 
@@ -183,6 +197,7 @@ class UciSession:
         self.debug = False
         self._search: Any = None
         self._job: Optional[_Job] = None
+        self._perft: Optional[_PerftJob] = None
         self._book: Optional[OpeningBook] = None
         self._book_path: Optional[str] = None      # the path last tried (opened or not)
         self._rng = random.Random()
@@ -389,7 +404,9 @@ class UciSession:
             self.listener.message(core.CPU_WARNING)
 
     def stop(self) -> None:
-        """``stop``: end the running search now; nothing if none is running."""
+        """``stop``: end the running search or ``go perft`` now; nothing if none is running."""
+        if self._perft is not None:
+            self._perft.table.stop()
         job = self._job
         if job is None or job.done:
             return
@@ -419,8 +436,46 @@ class UciSession:
                                           f"ms, the search started {offset} ms into the clock")
             job.lock.notify_all()
 
+    def perft(self, depth: int, emit: Callable[[str], None]) -> None:
+        """``go perft``: count on a worker thread, one ``move: count`` line per root
+        move in generation order, an empty line and ``Nodes searched: N``."""
+        self.finish_search("go perft")
+        threads, hash_mb = int(self.options["Threads"]), int(self.options["Hash"])
+        try:
+            table = PerftHash(hash_mb)
+        except MemoryError:
+            self.listener.message(f"no memory for a {hash_mb} MB perft table; counting without one")
+            table = PerftHash(0)
+        job = _PerftJob(table=table)
+        job.thread = threading.Thread(target=self._perft_worker, args=(job, self.board.copy(), depth, threads, emit),
+                                      name="fianchetto-perft", daemon=True)
+        self._perft = job
+        job.thread.start()
+
+    def _perft_worker(self, job: _PerftJob, board: Board, depth: int, threads: int,
+                      emit: Callable[[str], None]) -> None:
+        try:
+            total = deep_perft.count(board, depth, threads=threads, table=job.table,
+                                     on_root=lambda move, nodes: emit(f"{move}: {nodes}"))
+        except Exception as exc:  # noqa: BLE001 - the protocol goes on whatever the count did
+            self.listener.message(f"go perft failed: {type(exc).__name__}: {clip(str(exc), 200)}")
+            return
+        if total is None:
+            self.listener.message("go perft stopped: the root moves above are complete, the rest not counted")
+            return
+        emit("")
+        emit(f"Nodes searched: {total}")
+
+    def _finish_perft(self) -> None:
+        """Wait for a running ``go perft`` to print its count."""
+        job = self._perft
+        if job is not None and job.thread is not None and job.thread is not threading.current_thread():
+            job.thread.join()
+
     def finish_search(self, reason: Optional[str] = None) -> None:
-        """Stop a running search and wait for its bestmove to go out."""
+        """Stop a running search and wait for its bestmove to go out; wait for a
+        running ``go perft`` to finish."""
+        self._finish_perft()
         job = self._job
         if job is None:
             return
@@ -431,7 +486,9 @@ class UciSession:
             job.thread.join()
 
     def shutdown(self, timeout: float = 1.0) -> bool:
-        """``quit``: stop the search; True if the worker ended within ``timeout``."""
+        """``quit``: let a ``go perft`` finish, stop the search; True if the worker
+        ended within ``timeout``."""
+        self._finish_perft()
         job = self._job
         self.stop()
         if job is not None and job.thread is not None:

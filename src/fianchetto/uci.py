@@ -18,14 +18,13 @@ from fianchetto import __version__
 from fianchetto.board import START_FEN, Board
 from fianchetto.session import GoParams, UciSession
 from fianchetto.options import OptionError, clip
-from fianchetto.perft import divide_report
 from fianchetto.score import CurrMove, Event
 from fianchetto.wdl import material_of_fen
 
 ENGINE_NAME = f"Fianchetto {__version__}"
 ENGINE_AUTHOR = "the Fianchetto developers"
 
-#: Deepest ``go perft`` accepted (it runs on the reader thread, like Stockfish's).
+#: Deepest ``go perft`` accepted (it runs on a worker thread; ``stop`` ends it).
 MAX_PERFT_DEPTH = 12
 #: Upper bounds that keep ``go`` numbers inside the core's C integers.
 MAX_DEPTH = 255
@@ -346,10 +345,7 @@ class UciLoop:
             self.message(problem)
         if "perft" in args:
             if params.perft is not None:
-                self.engine.finish_search("go perft")
-                nodes = divide_report(self.engine.board.copy(), params.perft, self.emit)
-                self.emit("")
-                self.emit(f"Nodes searched: {nodes}")
+                self.engine.perft(params.perft, self.emit)
             return
         self.engine.go(params, received)
 

@@ -124,6 +124,32 @@ cdef inline Move listed_move(const ListedMoves* listed, const Position* pos, str
     return make_move(f, t)
 
 
+cdef class PerftHash:
+    """A table of perft subtree counts, (key, depth) -> leaves, of its own: never
+    the search's transposition table. PerftHash(megabytes); 0 keeps no counts
+    (stop() still works). Boards counting in several threads may share one."""
+    cdef PerftTable table
+    cdef volatile int stopped
+    cdef readonly size_t megabytes
+
+    def __cinit__(self, size_t megabytes):
+        if not perft_table_allocate(&self.table, megabytes):
+            raise MemoryError(f"no memory for a perft table of {megabytes} MB")
+        self.megabytes = megabytes
+        self.stopped = 0
+
+    def __dealloc__(self):
+        perft_table_free(&self.table)
+
+    def stop(self):
+        """End every count that uses this table, now."""
+        fc_store_flag(&self.stopped, 1)
+
+    @property
+    def is_stopped(self):
+        return bool(fc_load_flag(&self.stopped))
+
+
 cdef class Board:
     """A chess position with its move history.
 
@@ -350,6 +376,19 @@ cdef class Board:
         with nogil:
             nodes = perft(&self.pos, depth)
         return nodes
+
+    def perft_deep(self, int depth, PerftHash shared=None):
+        """perft(depth) for long counts: subtree counts are kept in `shared` (a
+        PerftHash, which several threads may use at once, each with a Board of its
+        own), and shared.stop() ends the count: None is then returned."""
+        cdef uint64_t nodes
+        cdef PerftHash table = shared if shared is not None else PerftHash(0)
+        if depth < 0:
+            raise ValueError("perft depth must be at least 0")
+        self._reserve(depth + 1)
+        with nogil:
+            nodes = perft_deep(&self.pos, depth, &table.table, &table.stopped)
+        return None if table.stopped else nodes
 
     def divide(self, int depth):
         """(move, leaf count) for every legal move: perft split at the root (depth >= 1)."""

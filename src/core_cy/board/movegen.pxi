@@ -1,4 +1,5 @@
-# Legal move generation into C arrays, move validation for TT moves, perft.
+# Legal move generation into C arrays, move validation for TT moves, and the
+# bulk count of legal moves that perft's last ply uses (perft itself: perft.pxi).
 #
 # The generator is fully legal: pins restrict pinned pieces to their line, a check
 # restricts the targets to the checker and the squares between, the king never
@@ -433,21 +434,3 @@ cdef inline bint gives_check_with(const Position* pos, const CheckInfo* ci, Move
     if ci.direct[type_of(pos.board[f])] & sq_bb(t):
         return True
     return (ci.discoverers & sq_bb(f)) != 0 and (LINE_BB[f][ci.ksq] & sq_bb(t)) == 0
-
-# --- perft ----------------------------------------------------------------------
-
-cdef uint64_t perft(Position* pos, int depth) noexcept nogil:
-    """Leaf nodes at depth, counting the last ply in bulk from the move list."""
-    cdef Move moves[MAX_MOVES]
-    cdef int n, i
-    cdef uint64_t nodes = 0
-    if depth <= 0:
-        return 1
-    if depth == 1:
-        return count_legal(pos)
-    n = generate_legal(pos, moves, GEN_ALL)
-    for i in range(n):
-        do_move(pos, moves[i])
-        nodes += perft(pos, depth - 1)
-        undo_move(pos, moves[i])
-    return nodes
