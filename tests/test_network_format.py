@@ -22,7 +22,7 @@ def test_the_generated_constants_are_current():
 
 def test_the_built_core_was_generated_from_this_table():
     """The compiled constants are the table's (a stale build would differ)."""
-    assert core.NETWORK_MAX_HIDDEN == network_format.ENGINE_MAX_HIDDEN
+    assert core.NETWORK_MAX_HIDDEN == network_format.MAX_HIDDEN
     assert core.NETWORK_INPUTS == network_format.INPUTS
     assert core.NETWORK_HEADER_BYTES == network_format.HEADER_BYTES == core.NETWORK_HEADER.size
     assert core.NETWORK_QUANTISATION == (network_format.QA, network_format.QB, network_format.SCALE)
@@ -35,4 +35,4 @@ def test_the_trainer_reads_the_same_table():
     assert network.OUTPUT_BUCKETS == network_format.output_buckets() == core.NETWORK_OUTPUT_BUCKETS
     assert data.KING_BUCKET_LAYOUTS is network_format.KING_BUCKET_LAYOUTS
     assert network.HEADER_DTYPE.itemsize == network_format.HEADER_BYTES
-    assert network.ENGINE_MAX_HIDDEN == network_format.ENGINE_MAX_HIDDEN
+    assert network.MAX_HIDDEN == network_format.MAX_HIDDEN

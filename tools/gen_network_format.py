@@ -39,7 +39,7 @@ def constants(table) -> list:
         ("NNUE_MAX_BUCKETS", table.max_output_buckets(), "the most output layers an architecture has"),
         ("NNUE_HIDDEN_STEP", table.HIDDEN_STEP, "hidden sizes are multiples of this"),
         ("NNUE_MIN_HIDDEN", table.MIN_HIDDEN, "the smallest first layer"),
-        ("NNUE_MAX_HIDDEN", table.ENGINE_MAX_HIDDEN, "the largest first layer the core loads"),
+        ("NNUE_MAX_HIDDEN", table.MAX_HIDDEN, "the largest first layer the core loads"),
         ("NNUE_QA", table.QA, "the trainer's quantisation, evaluated with constant divisors"),
         ("NNUE_QB", table.QB, ""),
         ("NNUE_SCALE", table.SCALE, ""),

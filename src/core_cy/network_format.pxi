@@ -11,7 +11,7 @@ cdef enum:
     NNUE_MAX_BUCKETS = 8    # the most output layers an architecture has
     NNUE_HIDDEN_STEP = 16    # hidden sizes are multiples of this
     NNUE_MIN_HIDDEN = 16    # the smallest first layer
-    NNUE_MAX_HIDDEN = 512    # the largest first layer the core loads
+    NNUE_MAX_HIDDEN = 1024    # the largest first layer the core loads
     NNUE_QA = 255    # the trainer's quantisation, evaluated with constant divisors
     NNUE_QB = 64
     NNUE_SCALE = 400

@@ -58,13 +58,13 @@ QA = 255
 QB = 64
 SCALE = 400
 
-#: Hidden sizes: a multiple of HIDDEN_STEP from MIN_HIDDEN; the file format
-#: holds up to FILE_MAX_HIDDEN, the core loads up to ENGINE_MAX_HIDDEN (each
-#: 32-bit lane of its output sum stays in range; platform/simd_kernels.h).
+#: Hidden sizes: a multiple of HIDDEN_STEP from MIN_HIDDEN up to MAX_HIDDEN, the
+#: largest the file format holds, the trainer makes and the core loads (its
+#: accumulators' size; each 32-bit lane of the output sum stays under 2^31 up to
+#: it, platform/simd_kernels.h).
 HIDDEN_STEP = 16
 MIN_HIDDEN = 16
-FILE_MAX_HIDDEN = 1024
-ENGINE_MAX_HIDDEN = 512
+MAX_HIDDEN = 1024
 
 #: The largest |output weight|: with activations <= 255, v * w fits 16 bits.
 MAX_OUT_WEIGHT = 127

@@ -70,9 +70,7 @@ HEADER_SIZE = network_format.HEADER_BYTES
 #: their quantised values, and accumulator sums of up to 32 rows, fit int16.
 WEIGHT_CLIP = network_format.MAX_OUT_WEIGHT / QB
 MIN_HIDDEN = network_format.MIN_HIDDEN
-MAX_HIDDEN = network_format.FILE_MAX_HIDDEN
-#: The largest hidden size the engine's core loads (the file format allows MAX_HIDDEN).
-ENGINE_MAX_HIDDEN = network_format.ENGINE_MAX_HIDDEN
+MAX_HIDDEN = network_format.MAX_HIDDEN
 #: The core clamps network scores to this many centipawns, clear of mate scores.
 VALUE_NETWORK_MAX = network_format.VALUE_NETWORK_MAX
 

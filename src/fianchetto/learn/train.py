@@ -37,7 +37,6 @@ import numpy as np
 from core_cy.core import output_backward, output_forward, sparse_accumulate, sparse_gradient
 from fianchetto.learn.data import KING_BUCKET_LAYOUTS, NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
-    ENGINE_MAX_HIDDEN,
     OUTPUT_BUCKETS,
     QA,
     QB,
@@ -599,8 +598,6 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 def main_train(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``fianchetto train``; returns the exit status."""
     args = build_parser().parse_args(argv)
-    if args.hidden > ENGINE_MAX_HIDDEN:
-        print(f"fianchetto train: warning: the engine loads networks with hidden size up to {ENGINE_MAX_HIDDEN}", file=sys.stderr)
     try:
         run_train(config_from_args(args), progress_stream=sys.stderr, log=sys.stdout)
     except (ValueError, OSError) as exc:
