@@ -55,3 +55,48 @@ def test_an_opponent_must_be_name_equals_command():
     assert gauntlet.parse_opponents(["a=/x/y", "b=/z"]) == {"a": "/x/y", "b": "/z"}
     with pytest.raises(ValueError):
         gauntlet.parse_opponents(["/usr/games/toga2"])
+
+
+def test_a_built_release_is_named_alone_and_gets_its_settings(tmp_path, monkeypatch):
+    import opponents
+
+    monkeypatch.setattr(opponents, "CACHE", tmp_path)
+    with pytest.raises(ValueError, match="not built"):
+        gauntlet.parse_opponents(["ethereal13"])
+    (tmp_path / "ethereal13").write_text("")
+    assert gauntlet.parse_opponents(["ethereal13"]) == {"ethereal13": str(tmp_path / "ethereal13")}
+    assert gauntlet.release_settings("ethereal13") == ["option.MoveOverhead=50"]
+    assert gauntlet.release_settings("toga") == []
+
+
+def test_the_row_ends_with_the_pentanomial_counts():
+    summary = {"games": "200 90 50 60", "elo": "52.5 40.1", "ptnml": "5, 20, 40, 25, 10"}
+    text = gauntlet.row("c" * 40, "ethereal12", "10+0.1", gauntlet.outcome_of(summary), summary["ptnml"])
+    assert text.endswith("| 52.5 ± 40.1 (pentanomial 5, 20, 40, 25, 10) |")
+
+
+def test_the_opponents_bench_reader_takes_either_ethereal_format(tmp_path):
+    import opponents
+
+    for output, nodes in (("Time  : 3725ms\nNodes : 5132900\nNPS   : 1377959\n", 5132900),
+                          ("OVERALL:                  3721244 nodes  2002822 nps\n", 3721244)):
+        script = tmp_path / "bench.sh"
+        script.write_text("#!/bin/sh\ncat <<'END'\n" + output + "END\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        assert opponents.bench_nodes(script) == nodes
+
+
+@pytest.mark.slow
+def test_ethereal_twelve_builds_from_a_local_clone_with_its_bench(tmp_path, monkeypatch):
+    """Needs a clone of Ethereal's repository in FIANCHETTO_ETHEREAL_SOURCE (or its URL reachable)."""
+    import os
+    import shutil
+
+    import opponents
+
+    source = os.environ.get("FIANCHETTO_ETHEREAL_SOURCE")
+    if not source or shutil.which("make") is None:
+        pytest.skip("set FIANCHETTO_ETHEREAL_SOURCE to a clone of Ethereal's repository")
+    monkeypatch.setattr(opponents, "CACHE", tmp_path)
+    binary = opponents.build("ethereal12", source)
+    assert opponents.bench_nodes(binary) == opponents.RELEASES["ethereal12"].bench_nodes

@@ -6,7 +6,10 @@
 
 REF is a git ref, built and cached as tools/sprt.py builds it. Without
 ``--opponent`` the opponents are Debian's Glaurung 2.2 and Toga II 3.0
-(``/usr/games/glaurung``, ``/usr/games/toga2``). Every engine plays with one
+(``/usr/games/glaurung``, ``/usr/games/toga2``). ``--opponent ethereal12`` or
+``ethereal13`` (a bare name) plays that release as ``tools/opponents.py``
+built it, with the settings it needs at 10+0.1 (MoveOverhead). Each row ends
+with fastchess's pentanomial counts (pairs scoring 0, 0.5, 1, 1.5, 2). Every engine plays with one
 thread, 16 MB of hash, no pondering and no book of its own; an option is only
 set when the engine declares it (Toga II has no ``Threads``: it is single
 threaded anyway). fastchess plays colour-reversed pairs from balanced openings,
@@ -26,6 +29,7 @@ from datetime import date
 from pathlib import Path
 from typing import Dict, List, Optional
 
+import opponents
 from sprt import ADJUDICATION, CACHE, DEFAULT_OPENINGS, Outcome, build, commit_of, outcome_of, parse_summary
 
 DEFAULT_OPPONENTS = ["glaurung=/usr/games/glaurung", "toga=/usr/games/toga2"]
@@ -56,6 +60,7 @@ def match_command(args: argparse.Namespace, engine: str, engine_settings: List[s
         args.fastchess,
         "-engine", f"cmd={engine}", "name=fianchetto", *engine_settings,
         "-engine", f"cmd={command}", f"name={opponent}", *fair_settings(declared_options(command)),
+        *release_settings(opponent),
         "-each", f"tc={args.tc}",
         "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(args.seed),
         "-repeat", "-rounds", str((args.games + 1) // 2), "-concurrency", str(args.concurrency),
@@ -63,22 +68,37 @@ def match_command(args: argparse.Namespace, engine: str, engine_settings: List[s
     ]
 
 
-def row(commit: str, opponent: str, tc: str, result: Optional[Outcome]) -> str:
-    """The log row of one opponent (Fianchetto's W-D-L); dashes when no game ended."""
+def release_settings(opponent: str) -> List[str]:
+    """fastchess arguments a built release needs (tools/opponents.py), e.g. its MoveOverhead."""
+    release = opponents.RELEASES.get(opponent)
+    return [f"option.{name}={value}" for name, value in release.options.items()] if release else []
+
+
+def row(commit: str, opponent: str, tc: str, result: Optional[Outcome], pentanomial: str = "") -> str:
+    """The log row of one opponent (Fianchetto's W-D-L, then the pentanomial
+    counts when fastchess gave them); dashes when no game ended."""
     if result is None:
         return f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | 0 | - | - | - |"
+    penta = f" (pentanomial {', '.join(pentanomial.replace(',', ' ').split())})" if pentanomial else ""
     return (f"| {date.today()} | `{commit[:8]}` | {opponent} | {tc} | {result.games} | "
-            f"{result.wins}-{result.draws}-{result.losses} | {100 * result.score:.1f}% | {result.elo} |")
+            f"{result.wins}-{result.draws}-{result.losses} | {100 * result.score:.1f}% | {result.elo}{penta} |")
 
 
 def parse_opponents(specs: List[str]) -> Dict[str, str]:
-    opponents = {}
+    """NAME=COMMAND, or the bare name of a release tools/opponents.py built."""
+    found = {}
     for spec in specs:
         name, sep, command = spec.partition("=")
+        if not sep and opponents.resolve(spec):
+            found[spec] = opponents.resolve(spec)
+            continue
+        if not sep and spec in opponents.RELEASES:
+            raise ValueError(f"{spec} is not built: python3 tools/opponents.py build {spec}")
         if not sep or not name or not command:
-            raise ValueError(f"--opponent wants NAME=COMMAND, not {spec!r}")
-        opponents[name] = command
-    return opponents
+            raise ValueError(f"--opponent wants NAME=COMMAND or a built release "
+                             f"({', '.join(sorted(opponents.RELEASES))}), not {spec!r}")
+        found[name] = command
+    return found
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -112,9 +132,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(" ".join(fastchess), flush=True)
         with out.open("w") as stream:
             subprocess.run(fastchess, stdout=stream, stderr=subprocess.STDOUT, cwd=folder)
-        result = outcome_of(parse_summary(out.read_text()))
+        summary = parse_summary(out.read_text())
+        result = outcome_of(summary)
         complete = complete and result is not None
-        rows.append(row(commit, name, args.tc, result))
+        rows.append(row(commit, name, args.tc, result, summary.get("ptnml", "")))
         print(rows[-1], flush=True)
     if args.log:
         with open(args.log, "a", encoding="utf-8") as log:
