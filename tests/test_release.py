@@ -167,7 +167,8 @@ def test_sdist_and_installs_carry_the_shipped_network_and_no_candidates(tmp_path
     """What MANIFEST.in and pyproject.toml put in the source distribution and in a
     build: the shipped network, its WDL model and README, and neither a network
     trained into networks/candidates/ (MANIFEST.in prunes it; a build takes its
-    package data from the same file list) nor a patch in candidates/."""
+    package data from the same file list) nor a patch in candidates/. The build's
+    own modules (build_support/) are in the sdist, which builds, and in no install."""
     import shutil
     import tarfile
 
@@ -179,7 +180,7 @@ def test_sdist_and_installs_carry_the_shipped_network_and_no_candidates(tmp_path
         shutil.copy(ROOT / name, tree)
     # setup() alone: the same package tables, without compiling the core.
     (tree / "setup.py").write_text("from setuptools import setup\nsetup()\n")
-    for folder in ("src", "books", "networks"):
+    for folder in ("src", "books", "networks", "build_support"):
         shutil.copytree(ROOT / folder, tree / folder,
                         ignore=shutil.ignore_patterns("*.so", "*.c", "*.html", "__pycache__", "*.egg-info"))
     (tree / "networks" / "candidates").mkdir(exist_ok=True)
@@ -194,6 +195,11 @@ def test_sdist_and_installs_carry_the_shipped_network_and_no_candidates(tmp_path
     with tarfile.open(sdist) as archive:
         names = archive.getnames()
     assert not [name for name in names if "candidates" in name]
+    assert any(name.endswith("build_support/pgo.py") for name in names)
+    installed = {p.relative_to(out).as_posix() for p in out.rglob("*.py")}
+    assert "core_cy/dispatch.py" in installed
+    assert not [name for name in installed if name.startswith("build_support/")
+                or name.rsplit("/", 1)[-1] in ("profile_workload.py", "literals.py", "directives.py", "pgo.py")]
     assert any(name.endswith("networks/fianchetto.nnue") for name in names)
     shipped = sorted(p.relative_to(out / "fianchetto" / "networks").as_posix()
                      for p in (out / "fianchetto" / "networks").rglob("*") if p.is_file())
