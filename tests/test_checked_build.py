@@ -84,10 +84,21 @@ def test_bench_searches_give_the_same_nodes_under_the_checked_build(checked_tree
 
 def test_random_positions_perft_and_fuzzer_under_the_checked_build(checked_tree):
     tests = ["tests/test_random_positions.py", "tests/test_moves.py", "tests/test_uci_fuzz.py",
-             "tests/test_nnue_core.py"]
+             "tests/test_nnue_core.py", "tests/test_engine_networks.py", "tests/test_deep_perft.py"]
+    run_under_checked_build(checked_tree, tests)
+
+
+@pytest.mark.slow
+def test_a_thousand_engines_come_and_go_under_the_checked_build(checked_tree):
+    """Networks loaded, shared and freed by Engines in four threads, with every check on."""
+    run_under_checked_build(checked_tree, ["tests/test_engine_networks.py"], "-m", "slow")
+
+
+def run_under_checked_build(checked_tree: Path, tests, *options: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:warnings", *tests],
-        cwd=ROOT, capture_output=True, text=True, timeout=1200,
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:warnings", *options,
+         *tests],
+        cwd=ROOT, capture_output=True, text=True, timeout=2400,
         env=checked_env(checked_tree, FIANCHETTO_FUZZ_EXAMPLES=str(CHECKED_FUZZ_EXAMPLES)),
     )
     failures = done.stdout.find("= FAILURES =")
