@@ -99,40 +99,38 @@ def read_divide(engine: UciPipe):
     return moves, int(lines[-1].split()[-1]), lines
 
 
-def test_go_perft_with_threads_and_hash_matches_python_chess():
-    engine = UciPipe()
-    try:
-        engine.sync()
-        engine.send("setoption name Threads value 2")
-        engine.send("setoption name Hash value 32")
-        engine.send(f"position fen {KIWIPETE_FEN} moves e2a6")
-        engine.send("go perft 3")
-        moves, total, lines = read_divide(engine)
-        reference = chess.Board(KIWIPETE_FEN)
-        reference.push_uci("e2a6")
-        assert moves == chess_divide(reference, 3)
-        assert total == sum(moves.values()) and lines[-2] == ""
-    finally:
-        engine.close()
+@pytest.fixture
+def engine():
+    pipe = UciPipe()
+    pipe.sync()
+    yield pipe
+    pipe.close()
 
 
-def test_stop_ends_go_perft_and_the_engine_answers_while_it_counts():
-    engine = UciPipe()
-    try:
-        engine.sync()
-        engine.send("position startpos")
-        engine.send("go perft 9")
-        engine.send("isready")
-        engine.read_until("readyok", timeout=10)      # answered during the count
-        engine.send("stop")
-        lines = engine.read_until(lambda line: "perft stopped" in line, timeout=30)
-        assert not any(line.startswith("Nodes searched") for line in lines)
-        engine.send("position startpos moves e2e4")
-        engine.send("go perft 2")
-        moves, total, _ = read_divide(engine)
-        assert total == 600 and len(moves) == 20
-    finally:
-        engine.close()
+def test_go_perft_with_threads_and_hash_matches_python_chess(engine):
+    engine.send("setoption name Threads value 2")
+    engine.send("setoption name Hash value 32")
+    engine.send(f"position fen {KIWIPETE_FEN} moves e2a6")
+    engine.send("go perft 3")
+    moves, total, lines = read_divide(engine)
+    reference = chess.Board(KIWIPETE_FEN)
+    reference.push_uci("e2a6")
+    assert moves == chess_divide(reference, 3)
+    assert total == sum(moves.values()) and lines[-2] == ""
+
+
+def test_stop_ends_go_perft_and_the_engine_answers_while_it_counts(engine):
+    engine.send("position startpos")
+    engine.send("go perft 9")
+    engine.send("isready")
+    engine.read_until("readyok", timeout=10)      # answered during the count
+    engine.send("stop")
+    lines = engine.read_until(lambda line: "perft stopped" in line, timeout=30)
+    assert not any(line.startswith("Nodes searched") for line in lines)
+    engine.send("position startpos moves e2e4")
+    engine.send("go perft 2")
+    moves, total, _ = read_divide(engine)
+    assert total == 600 and len(moves) == 20
 
 
 @pytest.mark.slow
