@@ -144,6 +144,18 @@ def test_make_builds_one_executable_that_runs_the_bench(make_bench):
     assert make_bench["signature"] == SIGNATURE_NODES
 
 
+def test_the_executable_answers_genfens_as_openbench_asks(exe):
+    """OpenBench's datagen client: UCI commands as arguments, N prefixed FENs, by seed."""
+    def fens(seed: int) -> list:
+        done = run([exe, f"genfens 5 seed {seed} book None", "quit"], timeout=300)
+        return [line[len("info string genfens "):] for line in done.stdout.splitlines()
+                if line.startswith("info string genfens ")]
+
+    first = fens(7)
+    assert len(first) == 5 and all(chess.Board(fen).is_valid() for fen in first)
+    assert fens(7) == first and fens(8) != first
+
+
 def test_the_executable_outlives_the_build_tree(exe, make_bench, work, clone):
     moved = work / "moved" / "engine"
     moved.parent.mkdir()

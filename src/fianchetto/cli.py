@@ -121,6 +121,8 @@ def run_command(argv: List[str]) -> int:
         from fianchetto.tuning import main_tune_params
 
         return main_tune_params(argv[1:])
+    if is_uci_script(argv):
+        return run_uci(argv)
     args = build_parser().parse_args(argv)
     if args.command == "perft":
         try:
@@ -143,10 +145,27 @@ def run_command(argv: List[str]) -> int:
         from fianchetto.learn.selfplay import main_datagen
 
         return main_datagen(args)
+    return run_uci()
+
+
+#: The first words that name a subcommand (or an option) rather than a UCI line.
+SUBCOMMANDS = ("perft", "bench", "uci", "doctor", "datagen", "train", "tune", "wdl-fit", "tune-params")
+
+
+def is_uci_script(argv: List[str]) -> bool:
+    """True when the arguments are UCI lines to run, as OpenBench's client gives
+    them (``fianchetto "genfens 10 seed 1 book None" "quit"``), Stockfish-style:
+    the first word of the first argument is no subcommand and no option."""
+    words = argv[0].split() if argv else []
+    return bool(words) and words[0] not in SUBCOMMANDS and not words[0].startswith("-")
+
+
+def run_uci(lines: Optional[List[str]] = None) -> int:
+    """Speak UCI: on stdin, or over `lines` (each one command, then quit)."""
     from fianchetto.uci import UciLoop
 
     loop = UciLoop()
-    code = loop.run()
+    code = loop.run(None if lines is None else list(lines) + ["quit"])
     if not loop.clean_exit:
         # quit arrived mid-search and the search did not end in time: leave now rather
         # than let interpreter shutdown free objects a search thread still uses.

@@ -307,6 +307,7 @@ class UciLoop:
             "d": self.cmd_d,
             "eval": self.cmd_eval,
             "bench": self.cmd_bench,
+            "genfens": self.cmd_genfens,
         }
 
     # Commands --------------------------------------------------------------------------
@@ -400,6 +401,25 @@ class UciLoop:
             self.emit(f"NNUE evaluation: {shown / 100:+.2f} (white side; {white / 100:+.2f} in the network's "
                       f"units, {model.midpoint(material):.0f} of them a pawn here)")
         self.emit(f"Search uses: {self.engine.evaluation.describe()}")
+
+    def cmd_genfens(self, args: List[str]) -> None:
+        """OpenBench's ``genfens N seed S book B [extra...]`` (fianchetto.genfens)."""
+        from fianchetto import genfens
+
+        problems: List[str] = []
+        try:
+            request = genfens.parse(args, problems)
+        except ValueError as exc:
+            self.message(str(exc))
+            return
+        for problem in problems:
+            self.message(problem)
+        self.engine.finish_search("genfens")
+        try:
+            for fen in genfens.openings(request, genfens.search_score(self.engine.search)):
+                self.emit(genfens.PREFIX + fen)
+        except (OSError, ValueError) as exc:
+            self.message(f"genfens: {clip(str(exc), 200)}")
 
     def cmd_bench(self, args: List[str]) -> None:
         from fianchetto.benchmark import bench_depth, run_bench
