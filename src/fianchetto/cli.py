@@ -12,8 +12,6 @@ from typing import List, Optional, Sequence
 
 from fianchetto import __version__
 from fianchetto.benchmark import DEFAULT_DEPTH, bench_depth
-from fianchetto.board import Board
-from fianchetto.perft import run_perft
 
 
 def engine_command() -> List[str]:
@@ -35,11 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fianchetto", description="Fianchetto UCI chess engine")
     parser.add_argument("--version", action="version", version=version_line())
     commands = parser.add_subparsers(dest="command")
-    perft = commands.add_parser("perft", help="count leaf nodes of the legal move tree")
-    perft.add_argument("--depth", type=int, required=True, help="plies to count")
-    perft.add_argument("--fen", default=None, help="start position (default: the standard one)")
-    perft.add_argument("--divide", action="store_true", help="print the count of every root move")
-    perft.add_argument("--chess960", action="store_true", help="Chess960 castling rules and spelling")
+    from fianchetto import perft_tools
+
+    perft_tools.build_parser(commands.add_parser(
+        "perft", help="count leaf nodes of the legal move tree; compare with another engine; run a suite",
+        description=perft_tools.__doc__.split("\n\n")[0]))
     bench = commands.add_parser(
         "bench", help="search the fixed bench positions; prints the node-count signature and speed"
     )
@@ -125,16 +123,9 @@ def run_command(argv: List[str]) -> int:
         return run_uci(argv)
     args = build_parser().parse_args(argv)
     if args.command == "perft":
-        try:
-            board = Board(args.fen, chess960=args.chess960)
-        except ValueError as exc:
-            print(f"invalid FEN: {exc}", file=sys.stderr)
-            return 2
-        if args.depth < 0:
-            print("depth must be at least 0", file=sys.stderr)
-            return 2
-        run_perft(board, args.depth, args.divide, print_line)
-        return 0
+        from fianchetto.perft_tools import main_perft
+
+        return main_perft(args, print_line)
     if args.command == "bench":
         return run_bench_command(args.depth)
     if args.command == "doctor":

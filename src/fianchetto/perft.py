@@ -16,10 +16,19 @@ def divide_report(board: Board, depth: int, emit: Callable[[str], None]) -> int:
     return total
 
 
-def run_perft(board: Board, depth: int, divide: bool, emit: Callable[[str], None]) -> int:
-    """The ``fianchetto perft`` report: optional divide, node count, time, speed."""
+def run_perft(board: Board, depth: int, divide: bool, emit: Callable[[str], None],
+              threads: int = 1, hash_mb: int = 0) -> int:
+    """The ``fianchetto perft`` report: optional divide, node count, time, speed.
+    More than one thread or a perft table counts with :mod:`fianchetto.deep_perft`."""
     start = time.perf_counter()
-    if divide and depth >= 1:
+    if threads > 1 or hash_mb > 0:
+        from fianchetto import deep_perft
+
+        on_root = (lambda move, count: emit(f"{move}: {count}")) if divide else None
+        nodes = deep_perft.count(board, depth, threads=threads, hash_mb=hash_mb, on_root=on_root)
+        if divide and depth >= 1:
+            emit("")
+    elif divide and depth >= 1:
         nodes = divide_report(board, depth, emit)
         emit("")
     else:
