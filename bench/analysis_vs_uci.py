@@ -3,7 +3,7 @@
     python bench/analysis_vs_uci.py [--positions 1000] [--depth 8] [--stops 20]
 
 1. A batch: the same positions analysed to a fixed depth by ``fianchetto.Engine``
-   and by ``chess.engine.SimpleEngine`` driving ``fianchetto`` over UCI, both with
+   (given a ``chess.engine.Limit``, and again with keyword limits) and by ``chess.engine.SimpleEngine`` driving ``fianchetto`` over UCI, both with
    a 16 MB table kept across the batch, one thread. The positions come from
    ``../shared/data/openings.epd`` with 0 to 4 further random plies (seeded), so
    the batch is the same on every run. The script reports each side's seconds,
@@ -51,13 +51,19 @@ def batch_positions(count: int, seed: int = 2026) -> List[chess.Board]:
     return boards
 
 
-def in_process(boards: List[chess.Board], depth: int):
+def in_process(boards: List[chess.Board], depth: int, shaped: bool):
+    """``Engine.analyse`` over the batch: with a ``chess.engine.Limit`` (python-chess's
+    shapes) or with keyword limits (an ``Analysis``)."""
     engine = Engine(hash_mb=16, threads=1)
     start = time.perf_counter()
-    results = [engine.analyse(board, depth=depth) for board in boards]
+    if shaped:
+        infos = [engine.analyse(board, chess.engine.Limit(depth=depth)) for board in boards]
+        found = [(info["pv"][0].uci(), info["nodes"]) for info in infos]
+    else:
+        found = [(r.best_move, r.nodes) for r in (engine.analyse(board, depth=depth) for board in boards)]
     seconds = time.perf_counter() - start
     engine.close()
-    return seconds, [(r.best_move, r.nodes) for r in results]
+    return seconds, found
 
 
 def over_uci(boards: List[chess.Board], depth: int, command: str):
@@ -97,11 +103,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     boards = batch_positions(args.positions)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    ours_s, ours = in_process(boards, args.depth)
+    ours_s, ours = in_process(boards, args.depth, shaped=True)
+    keyword_s, _ = in_process(boards, args.depth, shaped=False)
     uci_s, theirs = over_uci(boards, args.depth, args.engine)
     same = sum(a == b for a, b in zip(ours, theirs))
-    print(f"{len(boards)} positions to depth {args.depth}: in process {ours_s:.2f} s, "
-          f"over UCI {uci_s:.2f} s, ratio {uci_s / ours_s:.2f}x; "
+    print(f"{len(boards)} positions to depth {args.depth}: in process {ours_s:.2f} s with a Limit "
+          f"({keyword_s:.2f} s with keyword limits), over UCI {uci_s:.2f} s, ratio {uci_s / ours_s:.2f}x; "
           f"same best move and nodes in {same} of {len(boards)}")
     if args.stops:
         latencies = [1000 * x for x in stop_latencies(args.stops)]

@@ -5,8 +5,16 @@
 >>> result = engine.analyse(Board(), depth=6)
 >>> result.best_move in Board().legal_moves(), sum(result.wdl)
 (True, 1000)
+>>> import chess, chess.engine
+>>> info = engine.analyse(chess.Board(), chess.engine.Limit(depth=6))
+>>> info["pv"][0] in chess.Board().legal_moves, info["score"].turn
+(True, True)
 >>> engine.close()
 
+Given a ``chess.engine.Limit``, an Engine answers as python-chess's
+``SimpleEngine`` does (``InfoDict``, ``PlayResult``, a streaming
+``analysis``; :mod:`fianchetto.shapes`), in this process and without UCI's
+text in between; given keyword limits it returns an :class:`Analysis`.
 An :class:`Engine` holds its own hash table and threads; the search runs in the
 compiled core with the GIL released, so other Python threads go on meanwhile
 and :meth:`Engine.stop` from one of them ends a running search. Positions are a
@@ -19,16 +27,18 @@ same file share its weights, and no Engine's choice changes another's.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import chess
 import chess.engine
 
 from fianchetto.board import Board
 from fianchetto.score import Score, SearchInfo, event_from_core, normalised
+from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
 from fianchetto.timeman import plan
 from fianchetto.wdl import WdlModel, load_model, material_of_fen
 
@@ -80,16 +90,14 @@ class Analysis:
 
     def pov_score(self, line: int = 0) -> chess.engine.PovScore:
         """The score of a line as python-chess's ``PovScore``."""
-        score = self.lines[line].score
-        relative = chess.engine.Mate(score.value) if score.is_mate else chess.engine.Cp(score.value)
-        return chess.engine.PovScore(relative, self.turn)
+        return pov_score(self.lines[line].score, self.turn)
 
 
 def as_board(board: Union[Board, chess.Board]) -> Board:
     if isinstance(board, chess.Board):
         if not board.is_valid():
             raise ValueError(f"not a legal position: {board.status()!r}")
-        return Board.from_python_chess(board)
+        return Board.from_python_chess(board)       # the moves too: repetitions count
     if isinstance(board, Board):
         return board.copy()
     from core_cy.core import Board as CoreBoard
@@ -124,57 +132,229 @@ def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[fl
     return limits
 
 
+#: Options a python-chess user may ``configure`` (the rest of UCI's are managed or
+#: belong to the UCI engine: MultiPV and UCI_Chess960 follow each call, as
+#: python-chess manages them).
+ENGINE_OPTIONS = {
+    "Hash": chess.engine.Option("Hash", "spin", 16, 1, 65536, []),
+    "Threads": chess.engine.Option("Threads", "spin", 1, 1, 256, []),
+    "EvalFile": chess.engine.Option("EvalFile", "string", "default", None, None, []),
+}
+_UNSET = object()
+
+
 class Engine:
-    """A search engine in this process: ``analyse``, ``play``, ``stop``, ``close``."""
+    """A search engine in this process.
+
+    Two faces: python-chess's (``analyse(board, chess.engine.Limit(...))``
+    returning an ``InfoDict``, ``play`` returning a ``PlayResult``, ``analysis``
+    returning a stream, ``configure``, ``options``, ``quit``), and the keyword
+    limits of :meth:`analyse` (``depth=``, ``nodes=``, ``movetime=``, ``clock=``),
+    which return an :class:`Analysis`. ``stop`` ends a running search from any
+    thread; ``close`` (or ``quit``) frees the table, and a closed Engine raises
+    ``chess.engine.EngineTerminatedError`` (a RuntimeError)."""
 
     def __init__(self, hash_mb: int = 16, threads: int = 1, eval_file: Optional[str] = None) -> None:
         from core_cy.core import Search
 
+        self._values: Dict[str, Any] = {"Hash": int(hash_mb), "Threads": int(threads), "EvalFile": "default"}
+        self._load_evaluation(eval_file)
+        self._search = Search(hash_mb=hash_mb, threads=threads, network=self.network)
+        self._values["EvalFile"] = eval_file or "default"
+        self._lock = threading.Lock()
+        self._stream: Optional[AnalysisStream] = None
+        self._game: Any = None
+
+    def _load_evaluation(self, eval_file: Optional[str]) -> None:
         from fianchetto import evaluation
 
-        self.network = evaluation.for_tool(eval_file)        # NetworkError is a ValueError
+        network = evaluation.for_tool(eval_file)        # NetworkError is a ValueError
         path = evaluation.resolve(eval_file or "")
-        self.wdl_model: WdlModel
-        self.wdl_model, wdl_problem = load_model(path if eval_file != "none" else None)
+        model, wdl_problem = load_model(path if (eval_file or "").lower() != "none" else None)
         if wdl_problem:
-            warnings.warn(wdl_problem, stacklevel=2)
-        self._search = Search(hash_mb=hash_mb, threads=threads, network=self.network)
-        self._lock = threading.Lock()
+            warnings.warn(wdl_problem, stacklevel=3)
+        self.network, self.wdl_model = network, model
 
-    def analyse(self, board: Union[Board, chess.Board], *, depth: Optional[int] = None,
-                nodes: Optional[int] = None, movetime: Optional[float] = None, multipv: int = 1,
-                clock: Optional[float] = None, increment: float = 0.0) -> Analysis:
-        """Search ``board`` within the limits (``movetime``, ``clock`` and ``increment``
-        in seconds); the lines found, best first. ValueError for an illegal or
+    # --- python-chess's face -----------------------------------------------------------------
+    @property
+    def options(self) -> Dict[str, chess.engine.Option]:
+        """The options ``configure`` accepts, as python-chess describes them."""
+        return dict(ENGINE_OPTIONS)
+
+    def configure(self, options: Dict[str, Any]) -> None:
+        """Set Hash, Threads or EvalFile (``chess.engine.EngineError`` for any other
+        option or a bad value); they hold for every later search."""
+        for name, value in options.items():
+            self._set_option(name, value)
+
+    def _set_option(self, name: str, value: Any) -> None:
+        spec = ENGINE_OPTIONS.get(name) or next((o for o in ENGINE_OPTIONS.values() if o.name.lower() == name.lower()),
+                                                None)
+        if spec is None:
+            raise chess.engine.EngineError(f"Engine has no option {name!r} (it has {', '.join(ENGINE_OPTIONS)})")
+        value = spec.parse(value)
+        with self._lock:
+            search = self._open_search()
+            if spec.name == "Hash":
+                search.set_hash(value)
+            elif spec.name == "Threads":
+                search.set_threads(value)
+            else:
+                try:
+                    self._load_evaluation(None if value in ("", "default") else value)
+                except ValueError as exc:
+                    raise chess.engine.EngineError(str(exc)) from exc
+                search.set_network(self.network)
+            self._values[spec.name] = value
+
+    def play(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
+             game: object = None, info: chess.engine.Info = chess.engine.INFO_NONE, ponder: bool = False,
+             root_moves: Optional[Sequence[chess.Move]] = None, options: Optional[Dict[str, Any]] = None,
+             **limits: Any) -> Any:
+        """With a ``Limit``: python-chess's ``PlayResult`` (``ponder`` is accepted and
+        ignored: nothing searches between calls). With keyword limits: the move (UCI)."""
+        if limit is None:
+            return self.analyse(board, **limits).best_move
+        with self._options(options or {}):
+            best, ponder_move, lines, ours = self._search_shaped(board, limit, 1, game, root_moves)
+        main = info_dict(lines[1], bool(ours.turn), self.wdl_model, material_of_fen(ours.fen()), info) \
+            if info and 1 in lines else {}
+        return chess.engine.PlayResult(chess.Move.from_uci(best), chess.Move.from_uci(ponder_move)
+                                       if ponder_move else None, main)
+
+    def analysis(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
+                 multipv: Optional[int] = None, game: object = None, info: chess.engine.Info = chess.engine.INFO_ALL,
+                 root_moves: Optional[Sequence[chess.Move]] = None,
+                 options: Optional[Dict[str, Any]] = None) -> AnalysisStream:
+        """A search on a thread of its own, until ``limit`` or ``stop()`` (no limit:
+        until stopped), used as python-chess's ``SimpleAnalysisResult``."""
+        ours = self._searchable(board)
+        limits = core_limits(limit or chess.engine.Limit(), bool(ours.turn), 1 if multipv is None else multipv,
+                             infinite=True)
+        limits["searchmoves"] = root_move_texts(board, root_moves)
+        material = material_of_fen(ours.fen())
+        convert = lambda event: info_dict(event, bool(ours.turn), self.wdl_model, material, info)  # noqa: E731
+        self._end_stream()
+        self._new_game(game)
+        stream = AnalysisStream(lambda on_line: self._run_with(ours, limits, on_line, options or {}),
+                                self.stop, convert)
+        self._stream = stream
+        return stream
+
+    def quit(self) -> None:
+        """python-chess's name for :meth:`close`."""
+        self.close()
+
+    # --- the search ---------------------------------------------------------------------------
+    def analyse(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
+                multipv: Optional[int] = None, game: object = None, info: chess.engine.Info = chess.engine.INFO_ALL,
+                root_moves: Optional[Sequence[chess.Move]] = None, options: Optional[Dict[str, Any]] = None,
+                depth: Optional[int] = None, nodes: Optional[int] = None, movetime: Optional[float] = None,
+                clock: Optional[float] = None, increment: float = 0.0) -> Any:
+        """With a ``chess.engine.Limit``: python-chess's ``InfoDict`` (a list, best first,
+        when ``multipv`` is given). With keyword limits (``movetime``, ``clock`` and
+        ``increment`` in seconds): an :class:`Analysis`. ValueError for an illegal or
         finished position or a bad limit."""
+        if limit is None:
+            return self._analyse_keywords(board, depth, nodes, movetime, 1 if multipv is None else multipv, clock,
+                                          increment)
+        with self._options(options or {}):
+            _, _, lines, ours = self._search_shaped(board, limit, 1 if multipv is None else multipv, game,
+                                                     root_moves)
+        material = material_of_fen(ours.fen())
+        infos = [info_dict(lines[rank], bool(ours.turn), self.wdl_model, material, info) for rank in sorted(lines)]
+        return infos if multipv is not None else infos[0]
+
+    def _analyse_keywords(self, board: Union[Board, chess.Board], depth: Optional[int], nodes: Optional[int],
+                          movetime: Optional[float], multipv: int, clock: Optional[float],
+                          increment: float) -> Analysis:
+        ours = self._searchable(board)
+        limits = limits_for(depth, nodes, movetime, multipv, clock, increment)
+        _, _, lines, nodes_done = self._final_lines(ours, limits)
+        material = material_of_fen(ours.fen())
+        return Analysis([self._line(lines[k], material) for k in sorted(lines)], nodes_done, bool(ours.turn),
+                        time_ms=max(e.time or 0 for e in lines.values()))
+
+    def _search_shaped(self, board: Union[Board, chess.Board], limit: chess.engine.Limit, multipv: int,
+                       game: object, root_moves: Optional[Sequence[chess.Move]]):
+        ours = self._searchable(board)
+        limits = core_limits(limit, bool(ours.turn), multipv)
+        limits["searchmoves"] = root_move_texts(board, root_moves)
+        self._end_stream()
+        self._new_game(game)
+        best, ponder, lines, _ = self._final_lines(ours, limits)
+        return best, ponder, lines, ours
+
+    def _final_lines(self, ours: Board, limits: Dict[str, Any]):
+        """Search; (best, ponder, the closing report's lines by rank, nodes). The
+        closing report gives every line, each root move once, at the depth that
+        completed it; the iterations' own reports may name a move twice."""
+        closing: Dict[int, SearchInfo] = {}
+
+        def on_line(event: SearchInfo) -> None:
+            closing[event.multipv or 1] = event
+
+        best, ponder = self._run(ours, limits, on_line, final_only=True)
+        if not closing or best is None:
+            raise RuntimeError("the search reported no line")
+        return best, ponder, closing, int(self._open_search().nodes)
+
+    def _run(self, ours: Board, limits: Dict[str, Any], on_line: Any, final_only: bool = False):
+        """One search under the lock; each reported line with a PV (with ``final_only``,
+        each line of the closing report) goes to ``on_line`` as a SearchInfo."""
+        def on_info(report: Any) -> None:
+            if final_only and not getattr(report, "final", False):
+                return
+            event = event_from_core(report)
+            if isinstance(event, SearchInfo) and event.pv:
+                on_line(event)
+
+        with self._lock:
+            return self._open_search().go(ours, info=on_info, **limits)
+
+    def _run_with(self, ours: Board, limits: Dict[str, Any], on_line: Any, options: Dict[str, Any]):
+        with self._options(options):
+            return self._run(ours, limits, on_line)
+
+    def _searchable(self, board: Union[Board, chess.Board]) -> Board:
+        self._open_search()
         ours = as_board(board)
         if not ours.legal_moves():
             raise ValueError("the game is over: no legal move in this position")
-        limits = limits_for(depth, nodes, movetime, multipv, clock, increment)
-        exact: Dict[int, SearchInfo] = {}
-        closing: Dict[int, SearchInfo] = {}
+        return ours
 
-        def on_info(report: Any) -> None:
-            event = event_from_core(report)
-            if isinstance(event, SearchInfo) and event.bound is None and event.pv:
-                (closing if event.final else exact)[event.multipv or 1] = event
+    def _new_game(self, game: object) -> None:
+        """A ``game`` other than the last one's forgets the table and history, as
+        ``ucinewgame`` does."""
+        if game != self._game:
+            with self._lock:
+                self._open_search().clear()
+            self._game = game
 
-        with self._lock:
-            search = self._open_search()
-            search.go(ours, info=on_info, **limits)
-            nodes_done = int(search.nodes)
-        # The closing report gives every line, each root move once; the lines of
-        # the iterations before it may name a move twice once the order changed.
-        final = closing or exact
-        material = material_of_fen(ours.fen())
-        lines = [self._line(final[k], material) for k in sorted(final)]
-        if not lines:
-            raise RuntimeError("the search reported no line")
-        return Analysis(lines, nodes_done, bool(ours.turn), time_ms=max(e.time or 0 for e in final.values()))
+    @contextlib.contextmanager
+    def _options(self, options: Dict[str, Any]) -> Iterator[None]:
+        """Options for one call, the configured values restored after it."""
+        before = {name: self._values[self._option_name(name)] for name in options}
+        self.configure(options)
+        try:
+            yield
+        finally:
+            if options and self._search is not None:
+                self.configure(before)
 
-    def play(self, board: Union[Board, chess.Board], **limits: Any) -> str:
-        """The move to play (UCI), after a search within the limits."""
-        return self.analyse(board, **limits).best_move
+    @staticmethod
+    def _option_name(name: str) -> str:
+        for known in ENGINE_OPTIONS:
+            if known.lower() == name.lower():
+                return known
+        raise chess.engine.EngineError(f"Engine has no option {name!r} (it has {', '.join(ENGINE_OPTIONS)})")
+
+    def _end_stream(self) -> None:
+        """A new search ends a running analysis stream, as python-chess's engines do."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.stop()
+            stream._done.wait()
 
     def stop(self) -> None:
         """End the running search (from any thread); it returns what it has found."""
@@ -183,7 +363,9 @@ class Engine:
             search.stop()
 
     def close(self) -> None:
-        """Free the hash table (the Engine cannot search afterwards)."""
+        """Stop any search and free the hash table (the Engine cannot search afterwards)."""
+        self.stop()
+        self._end_stream()
         with self._lock:
             self._search = None
             self.network = None
@@ -191,7 +373,7 @@ class Engine:
     def _open_search(self) -> Any:
         """The search, or a clear error once the Engine is closed."""
         if self._search is None:
-            raise RuntimeError("this Engine is closed; create a new one")
+            raise chess.engine.EngineTerminatedError("this Engine is closed; create a new one")
         return self._search
 
     def __enter__(self) -> "Engine":
