@@ -102,6 +102,38 @@ PLY_BYTES = sizeof(PlyRecord)
 PLY_NO_SCORE = PLY_UNSCORED
 
 
+def encode_game_plies(Board start, moves, scores):
+    """The plies of a stored game (the inverse of a game's replay): each UCI move of
+    `moves`, played from `start`, with its score (side to move's view, search
+    units; None for an unscored ply). ValueError naming the first ply whose move
+    is malformed or illegal, or whose score is out of range."""
+    cdef Board replay = start.copy()
+    cdef int count = len(moves), i
+    cdef Move move
+    cdef PlyRecord* out
+    if len(scores) != count:
+        raise ValueError(f"{count} moves but {len(scores)} scores")
+    replay._reserve(count + 1)
+    out = <PlyRecord*>malloc(sizeof(PlyRecord) * max(1, count))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(count):
+            text = moves[i]
+            move = parse_uci_move(&replay.pos, text, replay.pos.chess960) if isinstance(text, str) else MOVE_NONE
+            if move == MOVE_NONE or not is_legal_move(&replay.pos, move):
+                raise ValueError(f"ply {i + 1}: {moves[i]!r} is not a legal move in {replay.fen()}")
+            score = scores[i]
+            if score is not None and not -VALUE_INFINITE < score < VALUE_INFINITE:
+                raise ValueError(f"ply {i + 1}: score {score} is out of range")
+            out[i].move = move
+            out[i].score = PLY_UNSCORED if score is None else score
+            do_move(&replay.pos, move)
+        return (<char*>out)[:count * sizeof(PlyRecord)]
+    finally:
+        free(out)
+
+
 def replay_game_records(Board start, bytes plies, int result, *, int skip_plies=0,
                         int max_score=VALUE_TB_WIN_IN_MAX_PLY):
     """The FIANDATA records (32 bytes each) of a stored game: replay its plies from

@@ -12,7 +12,8 @@ The default output is a ``FIANGAME`` file of whole games
 (:mod:`fianchetto.learn.games`): an interrupted run keeps every finished game and
 ``--resume`` goes on from the next game number, and ``manifest.json`` beside the
 file records its settings and counts (:mod:`fianchetto.learn.manifest`).
-``--format fiandata`` writes the older 32-byte position records instead. The
+``--format fiandata`` writes the older 32-byte position records instead, and
+``--from-pgn`` converts games played elsewhere (:mod:`fianchetto.learn.pgn`). The
 formats are in ``docs/training.md``.
 """
 from __future__ import annotations
@@ -314,6 +315,9 @@ def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.A
                         help="whole games, FIANGAME (default), or 32-byte position records, FIANDATA")
     parser.add_argument("--resume", action="store_true",
                         help="go on with an existing games file from its next game (same settings)")
+    parser.add_argument("--from-pgn", nargs="+", default=None, metavar="PGN",
+                        help="convert PGNs with scores in their move comments (OpenBench's datagen "
+                             "workloads, plain or .bz2) into a games file instead of playing")
     parser.add_argument("--list", action="store_true",
                         help="print the manifest of the data folder (of --out) and stop")
     parser.add_argument("--nodes", type=int, default=5000, help="node budget per move (default 5000)")
@@ -338,6 +342,10 @@ def main_datagen(args: argparse.Namespace) -> int:
     from fianchetto import evaluation
     from fianchetto.learn import manifest
 
+    if args.from_pgn:
+        from fianchetto.learn.pgn import main_from_pgn
+
+        return main_from_pgn(args.from_pgn, args.out, args.eval_file)
     out = args.out or default_out(args)
     if args.list:
         print(manifest.table(manifest.path_for(out)))
