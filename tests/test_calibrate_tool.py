@@ -64,6 +64,45 @@ def test_full_strength_plays_without_the_limit():
 
 
 def test_no_play_reads_the_results_already_in_the_folder(tmp_path, capsys):
-    (tmp_path / "level2000.out").write_text(SUMMARY)
-    assert calibrate.main(["--levels", "2000", "--no-play", "--out", str(tmp_path)]) == 0
+    (tmp_path / "level2000").mkdir()
+    (tmp_path / "level2000" / "chunk0.out").write_text(SUMMARY)
+    (tmp_path / "level2000" / "chunk0.done").write_text("60\n")
+    assert calibrate.main(["--levels", "2000", "--no-play", "--games", "60", "--chunk", "60",
+                           "--out", str(tmp_path)]) == 0
     assert "| 2000 | 60 | 20-14-26 | 45.0% |" in capsys.readouterr().out
+
+
+def test_chunks_add_up_with_an_interval():
+    first = calibrate.outcome("Games: 10, Wins: 6, Losses: 2, Draws: 2, Points: 7.0 (70.00 %)\n")
+    second = calibrate.outcome("Games: 10, Wins: 2, Losses: 6, Draws: 2, Points: 3.0 (30.00 %)\n")
+    both = calibrate.combined([first, second])
+    assert (both.games, both.wins, both.draws, both.losses, both.score) == (20, 8, 4, 8, 0.5)
+    elo, interval = (float(x) for x in both.elo.split(" ± "))
+    assert elo == 0.0 and 100 < interval < 250
+
+
+FAKE_FASTCHESS = """import sys
+from pathlib import Path
+calls = Path(sys.argv[0]).with_suffix(".calls")
+count = int(calls.read_text()) + 1 if calls.exists() else 1
+calls.write_text(str(count))
+if count == int(sys.argv[0].rsplit("-", 1)[1].split(".")[0]):
+    print("the machine went away"); sys.exit(1)      # this run dies before its summary
+games = 2 * int(sys.argv[sys.argv.index("-rounds") + 1])
+print(f"Games: {games}, Wins: {games // 2}, Losses: 0, Draws: {games - games // 2}, Points: 0 (75.00 %)")
+"""
+
+
+def test_a_calibration_cut_short_resumes_with_the_missing_chunks(tmp_path, capsys):
+    fake = tmp_path / "fastchess-2.py"               # its second run fails
+    fake.write_text(FAKE_FASTCHESS)
+    runner = tmp_path / "fastchess"
+    runner.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} \"$@\"\n")
+    runner.chmod(0o755)
+    argv = ["--levels", "1500", "--games", "30", "--chunk", "10", "--fastchess", str(runner),
+            "--out", str(tmp_path / "out")]
+    calibrate.main(argv)
+    assert "| 1500 | 10 | 5-5-0 |" in capsys.readouterr().out      # chunk 1 died: one chunk counted
+    calibrate.main(argv)
+    assert "| 1500 | 30 | 15-15-0 |" in capsys.readouterr().out
+    assert fake.with_suffix(".calls").read_text() == "4"             # 1 + the failed one + the 2 missing

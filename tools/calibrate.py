@@ -12,8 +12,12 @@ each, concurrency 2. A level is calibrated when it scores between 35% and 65%.
 The script prints one Markdown table row per level, as docs/strength.md keeps
 them: level, games, W-D-L (Fianchetto's), score, Elo difference with its 95%
 interval as fastchess computes it. Each level's games and fastchess's running
-output are written as they are played to ``--out`` (``level<N>.pgn`` and
-``level<N>.out``, by default under ``~/.cache/fianchetto/calibration``).
+output are written as they are played to ``--out`` (``level<N>/chunk<K>.pgn``
+and ``.out``, by default under ``~/.cache/fianchetto/calibration``), ``--chunk``
+games (10) at a time: a finished chunk is marked ``.done`` and a second run
+with the same ``--out`` plays only what is missing, so a calibration cut short
+by the end of a session resumes. Each chunk draws its openings with a seed of
+its own (level * 1000 + chunk).
 
 ``--full-strength LEVEL`` also plays the engine unlimited against Stockfish at
 LEVEL: its rating on this scale is LEVEL plus the Elo difference measured.
@@ -40,9 +44,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Union
 
-from sprt import outcome_of, parse_summary  # fastchess's summary, read as the test log reads it
+from sprt import Outcome, outcome_from, outcome_of, parse_summary  # fastchess's summary, as the test log reads it
 
 from fianchetto import strength  # the installed package: run this with its Python
 
@@ -52,23 +56,49 @@ DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
 STOCKFISH_ELO_RANGE = (1350, 2850)
 
 
-def level_command(args: argparse.Namespace, level: int, pgn: Path, full_strength: bool = False) -> List[str]:
+def level_command(args: argparse.Namespace, level: int, pgn: Path, full_strength: bool = False,
+                  games: Optional[int] = None, seed: Optional[int] = None) -> List[str]:
     limited = ["option.UCI_LimitStrength=true", f"option.UCI_Elo={level}"]
     ours = [] if full_strength else limited
+    games = args.games if games is None else games
     return [
         args.fastchess,
         "-engine", f"cmd={args.engine}", "name=fianchetto", *ours,
         "-engine", f"cmd={args.stockfish}", "name=stockfish", *limited,
         "-each", f"tc={args.tc}", "option.Hash=16", "option.Threads=1",
-        "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(level),
-        "-repeat", "-rounds", str((args.games + 1) // 2), "-concurrency", str(args.concurrency),
+        "-openings", f"file={args.openings}", "format=epd", "order=random",
+        "-srand", str(level if seed is None else seed),
+        "-repeat", "-rounds", str((games + 1) // 2), "-concurrency", str(args.concurrency),
         "-ratinginterval", "10", "-pgnout", f"file={pgn}",
     ]
 
 
-def row(level: int, text: str) -> str:
-    """The docs/strength.md table row for one level, from fastchess's last summary."""
-    result = outcome_of(parse_summary(text))
+def outcome(found: Union[str, Outcome, None]) -> Optional[Outcome]:
+    """An Outcome, from fastchess's output or as it is."""
+    if isinstance(found, str):
+        found = outcome_of(parse_summary(found))
+    return found if found is not None and found.games else None
+
+
+def combined(outcomes: Sequence[Outcome]) -> Optional[Outcome]:
+    """The chunks of a level as one result, with the Elo difference and its 95%
+    interval from the trinomial spread of the games."""
+    wins, draws, losses = (sum(getattr(o, key) for o in outcomes) for key in ("wins", "draws", "losses"))
+    games = wins + draws + losses
+    if not games:
+        return None
+    score = (wins + draws / 2) / games
+    clamped = min(0.98, max(0.02, score))
+    spread = math.sqrt(max((wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score ** 2) / games,
+                           1e-12) / games)
+    slope = 400 / (math.log(10) * clamped * (1 - clamped))
+    elo = f"{-400 * math.log10(1 / clamped - 1):.2f} ± {1.96 * spread * slope:.2f}"
+    return outcome_from(games, wins, draws, losses, elo)
+
+
+def row(level: int, found: Union[str, Outcome, None]) -> str:
+    """The docs/strength.md table row for one level."""
+    result = outcome(found)
     if result is None:
         return f"| {level} | 0 | - | - | - | no games |"
     verdict = "calibrated" if 0.35 <= result.score <= 0.65 else ("too strong" if result.score > 0.65 else "too weak")
@@ -76,11 +106,11 @@ def row(level: int, text: str) -> str:
             f"{100 * result.score:.1f}% | {result.elo} | {verdict} |")
 
 
-def elo_difference(text: str) -> Optional[float]:
-    """Fianchetto's rating minus Stockfish's, from the score of fastchess's last
-    summary (clamped to 2%..98% so that a whitewash gives a finite step)."""
-    result = outcome_of(parse_summary(text))
-    if result is None or result.games == 0:
+def elo_difference(found: Union[str, Outcome, None]) -> Optional[float]:
+    """Fianchetto's rating minus Stockfish's, from the score (clamped to 2%..98%
+    so that a whitewash gives a finite step)."""
+    result = outcome(found)
+    if result is None:
         return None
     p = min(0.98, max(0.02, result.score))
     return -400 * math.log10(1 / p - 1)
@@ -103,23 +133,42 @@ def fitted_table(differences: Dict[int, float], full_strength: Optional[float]):
     return top, kept
 
 
-def play(args: argparse.Namespace, level: int, full_strength: bool = False) -> str:
-    """fastchess's output for one level: played now, or read back with --no-play."""
-    name = f"full{level}" if full_strength else f"level{level}"
-    if args.no_play:
-        return (args.out / f"{name}.out").read_text(errors="replace")
-    command = level_command(args, level, args.out / f"{name}.pgn", full_strength)
-    print(" ".join(command), flush=True)
-    log = args.out / f"{name}.out"   # written as the games go: tail -f it
-    with log.open("w") as stream:
-        subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, cwd=args.out)
-    return log.read_text()
+def play(args: argparse.Namespace, level: int, full_strength: bool = False) -> Optional[Outcome]:
+    """One level's result, played in chunks of ``--chunk`` games: a chunk already
+    finished in ``--out`` (its ``.done`` marker) is read back, not played again, so
+    an interrupted calibration goes on where it stopped; ``--no-play`` only reads."""
+    folder = args.out / (f"full{level}" if full_strength else f"level{level}")
+    folder.mkdir(parents=True, exist_ok=True)
+    outcomes = []
+    for index, start in enumerate(range(0, args.games, args.chunk)):
+        games = min(args.chunk, args.games - start)
+        log, pgn, done = (folder / f"chunk{index}{suffix}" for suffix in (".out", ".pgn", ".done"))
+        if not done.exists():
+            if args.no_play:
+                break
+            pgn.unlink(missing_ok=True)           # a chunk cut short is played again whole
+            command = level_command(args, level, pgn, full_strength, games=games, seed=level * 1000 + index)
+            print(" ".join(command), flush=True)
+            with log.open("w") as stream:         # written as the games go: tail -f it
+                subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, cwd=folder)
+            result = outcome(log.read_text(errors="replace"))
+            if result is None or result.games < games:
+                print(f"{log}: the chunk ended with {result.games if result else 0} of {games} games; "
+                      "run again to replay it", file=sys.stderr)
+                break
+            done.write_text(f"{result.games}\n")
+        found = outcome(log.read_text(errors="replace"))
+        if found is not None:
+            outcomes.append(found)
+    return combined(outcomes)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default="1500,2000,2400")
     parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--chunk", type=int, default=10,
+                        help="games per fastchess run; finished chunks are kept and not replayed (default 10)")
     parser.add_argument("--tc", default="10+0.1")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--engine", default=shutil.which("fianchetto") or "fianchetto")
@@ -145,7 +194,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     rows, differences = [], {}
     for level in levels:
-        text = play(args, level)
+        text = play(args, level)   # an Outcome, or None
         rows.append(row(level, text))
         print(rows[-1], flush=True)
         difference = elo_difference(text)
