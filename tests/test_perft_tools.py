@@ -17,7 +17,7 @@ import chess
 import pytest
 
 from support.cli import run_cli
-from support.reference import chess_divide
+from support.reference import chess_divide, random_playout
 from fianchetto import perft_tools
 from fianchetto.perft_tools import OtherEngine, compare, parse_suite, run_compare
 
@@ -193,11 +193,7 @@ def random_positions(count: int, chess960: bool, seed: int) -> List[chess.Board]
     positions: List[chess.Board] = []
     while len(positions) < count:
         board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
-        for _ in range(rng.randint(10, 40)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        random_playout(rng, board, rng.randint(10, 40))
         if not board.is_game_over():
             positions.append(chess.Board(board.fen(shredder=chess960), chess960=chess960))
     return positions

@@ -16,6 +16,7 @@ import chess
 import chess.engine
 import pytest
 
+from support.reference import random_playout
 from fianchetto import Engine
 from fianchetto.cli import engine_command
 
@@ -29,12 +30,7 @@ def positions(count: int = 6, seed: int = 74) -> List[chess.Board]:
     rng = random.Random(seed)
     boards = []
     while len(boards) < count:
-        board = chess.Board()
-        for _ in range(rng.randint(8, 30)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        board = random_playout(rng, chess.Board(), rng.randint(8, 30))
         if not board.is_game_over():
             boards.append(board)
     return boards
@@ -223,11 +219,7 @@ def test_fen_of_reads_python_chess_boards_as_python_chess_writes_them():
     for index in range(400):
         chess960 = index % 4 == 0
         board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
-        for _ in range(rng.randrange(100)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        random_playout(rng, board, rng.randrange(100))
         assert fen_of(board) == board.fen(shredder=chess960)
         ours = Board.from_python_chess(board)
         assert ours.fen() == board.fen()         # X-FEN castling, as python-chess writes by default

@@ -206,6 +206,16 @@ def _move_weight(board: chess.Board, move: chess.Move, capture_bias: float = 2.0
     return weight
 
 
+def random_playout(rng: random.Random, board: chess.Board, plies: int) -> chess.Board:
+    """`board` after up to `plies` uniformly random legal moves (fewer if the game ends)."""
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board
+
+
 def random_move(rng: random.Random, board: chess.Board, capture_bias: float = 2.0) -> Optional[chess.Move]:
     moves = list(board.legal_moves)
     if not moves:
