@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Dict, List, Tuple
 
 import chess
+import chess.engine
 import pytest
 
 from core_cy import core
@@ -179,3 +180,6 @@ def test_timed_stops_over_uci_and_in_python_never_repeat_a_move():
             result = python_engine.analyse(chess.Board(fen), movetime=ms / 1000, multipv=LINES)
             moves = [line.move for line in result.lines]
             assert len(moves) == len(set(moves)), (fen, ms, moves)
+            infos = python_engine.analyse(chess.Board(fen), chess.engine.Limit(time=ms / 1000), multipv=LINES)
+            firsts = [info["pv"][0] for info in infos]
+            assert len(firsts) == len(set(firsts)), (fen, ms, firsts)
