@@ -5,8 +5,8 @@ Stockfish limited to the same UCI_Elo, two games at a time: the next strength
 gain (a network, a search change) moves every level, and this test is there so
 that it cannot do so silently. A level fails when it leaves 30-70% (a
 calibrated level, 35-65% over 60 games, stays inside all but rarely; a level
-that drifted as far as the 88% once seen at 1500 leaves it). About an hour and a
-half on two cores. The full calibration is tools/calibrate.py.
+that drifted as far as the 88% once seen at 1500 leaves it). About twenty minutes
+on two cores. The full calibration is tools/calibrate.py.
 """
 from __future__ import annotations
 
