@@ -140,7 +140,6 @@ ENGINE_OPTIONS = {
     "Threads": chess.engine.Option("Threads", "spin", 1, 1, 256, []),
     "EvalFile": chess.engine.Option("EvalFile", "string", "default", None, None, []),
 }
-_UNSET = object()
 
 
 class Engine:
@@ -157,10 +156,10 @@ class Engine:
     def __init__(self, hash_mb: int = 16, threads: int = 1, eval_file: Optional[str] = None) -> None:
         from core_cy.core import Search
 
-        self._values: Dict[str, Any] = {"Hash": int(hash_mb), "Threads": int(threads), "EvalFile": "default"}
         self._load_evaluation(eval_file)
         self._search = Search(hash_mb=hash_mb, threads=threads, network=self.network)
-        self._values["EvalFile"] = eval_file or "default"
+        self._values: Dict[str, Any] = {"Hash": int(hash_mb), "Threads": int(threads),
+                                        "EvalFile": eval_file or "default"}
         self._lock = threading.Lock()
         self._stream: Optional[AnalysisStream] = None
         self._game: Any = None
@@ -169,8 +168,7 @@ class Engine:
         from fianchetto import evaluation
 
         network = evaluation.for_tool(eval_file)        # NetworkError is a ValueError
-        path = evaluation.resolve(eval_file or "")
-        model, wdl_problem = load_model(path if (eval_file or "").lower() != "none" else None)
+        model, wdl_problem = load_model(evaluation.network_path(eval_file))
         if wdl_problem:
             warnings.warn(wdl_problem, stacklevel=3)
         self.network, self.wdl_model = network, model
@@ -188,10 +186,7 @@ class Engine:
             self._set_option(name, value)
 
     def _set_option(self, name: str, value: Any) -> None:
-        spec = ENGINE_OPTIONS.get(name) or next((o for o in ENGINE_OPTIONS.values() if o.name.lower() == name.lower()),
-                                                None)
-        if spec is None:
-            raise chess.engine.EngineError(f"Engine has no option {name!r} (it has {', '.join(ENGINE_OPTIONS)})")
+        spec = ENGINE_OPTIONS[self._option_name(name)]
         value = spec.parse(value)
         with self._lock:
             search = self._open_search()
@@ -201,7 +196,7 @@ class Engine:
                 search.set_threads(value)
             else:
                 try:
-                    self._load_evaluation(None if value in ("", "default") else value)
+                    self._load_evaluation(value)               # '' and 'default': the shipped one
                 except ValueError as exc:
                     raise chess.engine.EngineError(str(exc)) from exc
                 search.set_network(self.network)
@@ -353,8 +348,7 @@ class Engine:
         """A new search ends a running analysis stream, as python-chess's engines do."""
         stream, self._stream = self._stream, None
         if stream is not None:
-            stream.stop()
-            stream._done.wait()
+            stream.close()
 
     def stop(self) -> None:
         """End the running search (from any thread); it returns what it has found."""

@@ -73,13 +73,19 @@ def resolve(eval_file: str) -> Optional[str]:
     return eval_file
 
 
+def network_path(eval_file: Optional[str]) -> Optional[str]:
+    """The file a tool's ``eval_file`` choice names (None: the shipped network);
+    None for 'none' (the hand-crafted evaluation) or a build that ships no network."""
+    if eval_file is not None and eval_file.lower() == "none":
+        return None
+    return resolve(eval_file or "")
+
+
 def for_tool(eval_file: Optional[str]) -> Optional[LoadedNetwork]:
     """For command-line tools and the Python API: the network ``eval_file`` names
     (None: the shipped network, 'none': the hand-crafted evaluation, returned as
     None; so is a build that ships no network). :class:`NetworkError` if refused."""
-    if eval_file is not None and eval_file.lower() == "none":
-        return None
-    path = resolve(eval_file or "")
+    path = network_path(eval_file)
     return load_file(path) if path is not None else None
 
 

@@ -119,8 +119,8 @@ class AnalysisStream:
 
     def _on_line(self, event: SearchInfo) -> None:
         info = self._convert(event)
-        rank = info.get("multipv", 1)
-        if event.final or rank not in self._lines or "upperbound" not in info and "lowerbound" not in info:
+        rank = event.multipv or 1
+        if event.final or event.bound is None or rank not in self._lines:   # a bound never hides a known line
             self._lines[rank] = {**self._lines.get(rank, {}), **info}
         self._queue.put(info)
 
@@ -177,12 +177,16 @@ class AnalysisStream:
         except chess.engine.AnalysisComplete:
             raise StopIteration from None
 
+    def close(self) -> None:
+        """Stop the search and wait until it has ended."""
+        self.stop()
+        self._done.wait()
+
     def __enter__(self) -> "AnalysisStream":
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.stop()
-        self._done.wait()
+        self.close()
 
 
 def root_move_texts(board: Any, moves: Optional[Sequence[chess.Move]]) -> Optional[List[str]]:

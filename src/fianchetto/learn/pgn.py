@@ -85,13 +85,15 @@ def parse_score(comment: str, model: WdlModel, material: int) -> Optional[int]:
 
 
 class _MainLine(chess.pgn.BaseVisitor):
-    """Collects a game's headers, main-line moves (UCI), the comment after each move
-    and the termination marker; raises on any error python-chess reports."""
+    """Collects a game's headers, main-line moves (UCI), the material before and the
+    comment after each move, and the termination marker; raises on any error
+    python-chess reports."""
 
     def begin_game(self) -> None:
         self.headers: Dict[str, str] = {}
         self.start: Optional[chess.Board] = None
         self.moves: List[str] = []
+        self.materials: List[int] = []            # of the position each move is played in
         self.comments: List[str] = []
         self.termination: Optional[str] = None
 
@@ -107,6 +109,7 @@ class _MainLine(chess.pgn.BaseVisitor):
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         self.moves.append(board.uci(move, chess960=board.chess960))
+        self.materials.append(material_of_fen(board.board_fen()))
         self.comments.append("")
 
     def visit_comment(self, comment: str) -> None:
@@ -154,15 +157,12 @@ def encode(game: _MainLine, model: WdlModel) -> Tuple[game_files.Game, int, int]
     """The FIANGAME game of a PGN game, its scored and unscored plies."""
     from core_cy.core import Board, encode_game_plies
 
-    board = game.start.copy(stack=False)
-    start_fen = board.fen(shredder=board.chess960)
-    scores: List[Optional[int]] = []
-    for move, comment in zip(game.moves, game.comments):
-        scores.append(parse_score(comment, model, material_of_fen(board.board_fen())))
-        board.push(board.parse_uci(move))
-    plies = encode_game_plies(Board(start_fen, chess960=board.chess960), game.moves, scores)
+    chess960 = game.start.chess960
+    start_fen = game.start.fen(shredder=chess960)
+    scores = [parse_score(comment, model, material) for comment, material in zip(game.comments, game.materials)]
+    plies = encode_game_plies(Board(start_fen, chess960=chess960), game.moves, scores)
     scored = sum(score is not None for score in scores)
-    return game_files.Game(start_fen, board.chess960, RESULTS[game.termination], plies), scored, len(scores) - scored
+    return game_files.Game(start_fen, chess960, RESULTS[game.termination], plies), scored, len(scores) - scored
 
 
 def convert(paths: List[str], out: str, model: WdlModel, report=None) -> ImportCounts:
@@ -222,8 +222,7 @@ def main_from_pgn(paths: List[str], out: Optional[str], eval_file: Optional[str]
     if os.path.exists(out):
         print(f"{out} exists; name another --out", file=sys.stderr)
         return 2
-    network = evaluation.resolve(eval_file or "") if (eval_file or "").lower() != "none" else None
-    model, problem = load_model(network)
+    model, problem = load_model(evaluation.network_path(eval_file))
     if problem:
         print(problem, file=sys.stderr)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
