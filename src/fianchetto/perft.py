@@ -26,13 +26,12 @@ def run_perft(board: Board, depth: int, divide: bool, emit: Callable[[str], None
 
         on_root = (lambda move, count: emit(f"{move}: {count}")) if divide else None
         nodes = deep_perft.count(board, depth, threads=threads, hash_mb=hash_mb, on_root=on_root)
-        if divide and depth >= 1:
-            emit("")
     elif divide and depth >= 1:
         nodes = divide_report(board, depth, emit)
-        emit("")
     else:
         nodes = board.perft(depth)
+    if divide and depth >= 1:
+        emit("")
     elapsed = time.perf_counter() - start
     emit(f"Nodes searched: {nodes}")
     emit(f"Time: {elapsed * 1000:.0f} ms")

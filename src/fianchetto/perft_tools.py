@@ -264,7 +264,7 @@ def run_suite(path: str, max_depth: int, emit: Emit) -> int:
         except ValueError as exc:
             emit(f"error: line {entry.number}: {exc}")
             return 2
-        checked = []
+        checked, wrong_before = [], len(wrong)
         for depth, expected in sorted(entry.counts.items()):
             if depth > max_depth:
                 continue
@@ -274,7 +274,7 @@ def run_suite(path: str, max_depth: int, emit: Emit) -> int:
             if got != expected:
                 wrong.append(f"line {entry.number} depth {depth}: expected {expected}, got {got} ({entry.fen})")
         emit(f"line {entry.number}: depths {','.join(map(str, checked)) or '-'} "
-             f"{'ok' if not any(w.startswith(f'line {entry.number} ') for w in wrong) else 'MISMATCH'}")
+             f"{'ok' if len(wrong) == wrong_before else 'MISMATCH'}")
     elapsed = time.perf_counter() - started
     emit(f"{len(entries)} positions, {nodes} nodes in {elapsed:.2f} s "
          f"({int(nodes / elapsed) if elapsed > 0 else 0} nodes/second); {len(wrong)} mismatches")
