@@ -181,66 +181,87 @@ cdef inline int castling_rights_to_try(const Position* pos) noexcept nogil:
             open_rights |= right
     return open_rights
 
-cdef inline bint castling_is_safe(const Position* pos, int right) noexcept nogil:
-    """No square the king stands on, crosses or reaches is attacked (the path is
-    known to be empty: castling_rights_to_try).
+cdef inline Bitboard unsafe_king_squares(const Position* pos, Square ksq) noexcept nogil:
+    """The squares the enemy attacks with our king lifted from the board (so that
+    a slider checking along a line also covers the square behind the king)."""
+    return attacks_by(pos, pos.side ^ 1, pos.by_type[0] ^ sq_bb(ksq))
 
-    Attacks are tested with king and castling rook lifted, which also catches the
-    Chess960 case of a rook that shielded the king's destination."""
+cdef inline bint castling_is_safe(const Position* pos, int right, Bitboard danger) noexcept nogil:
+    """No square the king stands on, crosses or reaches is attacked (the path is
+    known to be empty: castling_rights_to_try). `danger` is unsafe_king_squares().
+
+    The danger map sees the board with the castling rook in place. With the rook
+    in a corner nothing stands behind it on the king's rank, so the map answers;
+    a Chess960 rook elsewhere may shield the king's path from a slider beyond it,
+    and the path is then tested square by square with king and rook lifted."""
     cdef Square rsq = pos.castling_rook[right]
-    cdef Color them = pos.side ^ 1
-    cdef Bitboard occ = pos.by_type[0] ^ sq_bb(rsq) ^ sq_bb(king_square(pos, pos.side))
     cdef Bitboard path = pos.castling_king_path[right]
+    cdef Color them = pos.side ^ 1
+    cdef Bitboard occ
+    if path & danger:
+        return False
+    if file_of(rsq) == 0 or file_of(rsq) == 7:
+        return True
+    occ = pos.by_type[0] ^ sq_bb(rsq) ^ sq_bb(king_square(pos, pos.side))
     while path:
         if attacked_by(pos, pop_lsb(&path), them, occ):
             return False
     return True
 
-cdef int generate_castling(const Position* pos, Move* moves, int n, int rights) noexcept nogil:
+cdef int generate_castling(const Position* pos, Move* moves, int n, int rights, Bitboard danger) noexcept nogil:
     """The castling moves among `rights` (from castling_rights_to_try; not in check)."""
     cdef Square ksq = king_square(pos, pos.side)
     cdef int right
     while rights:
         right = rights & -rights
         rights ^= right
-        if castling_is_safe(pos, right):
+        if castling_is_safe(pos, right, danger):
             moves[n] = make_special(ksq, pos.castling_rook[right], MK_CASTLING)
             n += 1
     return n
 
-cdef int generate_king_moves(const Position* pos, Move* moves, int n, Bitboard target, Square ksq) noexcept nogil:
-    cdef Bitboard b = KING_ATTACKS[ksq] & target
-    cdef Bitboard occ = pos.by_type[0] ^ sq_bb(ksq)
-    cdef Color them = pos.side ^ 1
-    cdef Square t
-    while b:
-        t = pop_lsb(&b)
-        if not attacked_by(pos, t, them, occ):
-            moves[n] = make_move(ksq, t)
-            n += 1
+cdef inline int count_castling(const Position* pos, int rights, Bitboard danger) noexcept nogil:
+    """How many moves generate_castling writes."""
+    cdef int right, n = 0
+    while rights:
+        right = rights & -rights
+        rights ^= right
+        n += castling_is_safe(pos, right, danger)
     return n
+
+cdef inline Bitboard safe_king_steps(const Position* pos, Bitboard steps, Square ksq, int rights,
+                                     Bitboard* danger) noexcept nogil:
+    """The king's steps among `steps` that no enemy piece attacks. With several
+    steps or castling to test, the enemy's attacks are gathered once (into
+    *danger, for castling); a single step is tested alone."""
+    if rights or more_than_one(steps):
+        danger[0] = unsafe_king_squares(pos, ksq)
+        return steps & ~danger[0]
+    if steps and attacked_by(pos, fc_lsb(steps), pos.side ^ 1, pos.by_type[0] ^ sq_bb(ksq)):
+        return 0
+    return steps
 
 cdef int generate_legal(const Position* pos, Move* moves, int gen) noexcept nogil:
     """Write the legal moves of kind `gen` to moves; return how many."""
     cdef Color us = pos.side
     cdef Square ksq = king_square(pos, us)
     cdef Bitboard checkers = pos.st.checkers
-    cdef Bitboard kind_mask = 0, target, pinned
-    cdef int n = 0, rights
+    cdef Bitboard kind_mask = 0, target, pinned, danger = 0
+    cdef int n, rights = 0
     if gen & GEN_CAPTURES:
         kind_mask |= pos.by_color[us ^ 1]
     if gen & GEN_QUIETS:
         kind_mask |= ~pos.by_type[0]
-    n = generate_king_moves(pos, moves, n, kind_mask, ksq)
+        if not checkers:
+            rights = castling_rights_to_try(pos)
+    n = add_moves_from(moves, 0, ksq, safe_king_steps(pos, KING_ATTACKS[ksq] & kind_mask, ksq, rights, &danger))
     if more_than_one(checkers):
         return n
     target = kind_mask
     if checkers:
         target &= BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
-    elif gen & GEN_QUIETS:
-        rights = castling_rights_to_try(pos)
-        if rights:
-            n = generate_castling(pos, moves, n, rights)
+    elif rights:
+        n = generate_castling(pos, moves, n, rights, danger)
     pinned = slider_blockers(pos, us) & pos.by_color[us]
     n = generate_piece_moves(pos, moves, n, target, pinned, ksq)
     # Pawns get the full check mask: a quiet promotion is a "capture" by kind.
@@ -257,10 +278,11 @@ cdef inline int count_pawn_moves(const Position* pos, Bitboard target, Bitboard 
     are counted (a promotion is four moves), the rare rest is generated."""
     cdef Move scratch[MAX_MOVES]
     cdef PawnSets p = unpinned_pawn_sets(pos, target, pinned)
-    cdef int n = (fc_popcount(p.west & ~p.last_rank) + fc_popcount(p.east & ~p.last_rank)
-                  + fc_popcount(p.single & ~p.last_rank) + fc_popcount(p.double)
-                  + 4 * (fc_popcount(p.west & p.last_rank) + fc_popcount(p.east & p.last_rank)
-                         + fc_popcount(p.single & p.last_rank)))
+    cdef Bitboard promoting = (p.single | p.west | p.east) & p.last_rank
+    cdef int n = fc_popcount(p.single) + fc_popcount(p.double) + fc_popcount(p.west) + fc_popcount(p.east)
+    if promoting:       # three more moves for each: a promotion is four
+        n += 3 * (fc_popcount(p.single & p.last_rank) + fc_popcount(p.west & p.last_rank)
+                  + fc_popcount(p.east & p.last_rank))
     if has_pinned_pawn_or_en_passant(pos, pinned):
         n += generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq)
     return n
@@ -294,21 +316,19 @@ cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard
 cdef int count_legal(const Position* pos) noexcept nogil:
     """len(generate_legal(pos, GEN_ALL)) without writing the moves: the same sets,
     counted. Perft's last ply calls it (bulk counting)."""
-    cdef Move scratch[MAX_MOVES]
     cdef Color us = pos.side
     cdef Square ksq = king_square(pos, us)
     cdef Bitboard checkers = pos.st.checkers
-    cdef Bitboard target = ~pos.by_color[us], pawn_target = ~(<Bitboard>0), pinned
-    cdef int n = generate_king_moves(pos, scratch, 0, target, ksq), rights
+    cdef Bitboard target = ~pos.by_color[us], pawn_target = ~(<Bitboard>0), pinned, danger = 0
+    cdef int rights = 0 if checkers else castling_rights_to_try(pos)
+    cdef int n = fc_popcount(safe_king_steps(pos, KING_ATTACKS[ksq] & target, ksq, rights, &danger))
     if more_than_one(checkers):
         return n
     if checkers:
         pawn_target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
         target &= pawn_target
-    else:
-        rights = castling_rights_to_try(pos)
-        if rights:
-            n = generate_castling(pos, scratch, n, rights)
+    elif rights:
+        n += count_castling(pos, rights, danger)
     pinned = slider_blockers(pos, us) & pos.by_color[us]
     return n + count_piece_moves(pos, target, pinned, ksq) + count_pawn_moves(pos, pawn_target, pinned, ksq)
 

@@ -110,6 +110,21 @@ cdef inline bint attacked_by(const Position* pos, Square s, Color c, Bitboard oc
         return True
     return (rook_attacks(s, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN]) & them) != 0
 
+cdef inline Bitboard attacks_by(const Position* pos, Color c, Bitboard occ) noexcept nogil:
+    """Every square a piece of colour c attacks, sliders seeing through `occ`."""
+    cdef Bitboard them = pos.by_color[c]
+    cdef Bitboard att = pawn_attacks_bb(pos.by_type[PAWN] & them, c) | KING_ATTACKS[king_square(pos, c)]
+    cdef Bitboard b = pos.by_type[KNIGHT] & them
+    while b:
+        att |= KNIGHT_ATTACKS[pop_lsb(&b)]
+    b = (pos.by_type[BISHOP] | pos.by_type[QUEEN]) & them
+    while b:
+        att |= bishop_attacks(pop_lsb(&b), occ)
+    b = (pos.by_type[ROOK] | pos.by_type[QUEEN]) & them
+    while b:
+        att |= rook_attacks(pop_lsb(&b), occ)
+    return att
+
 cdef inline Bitboard slider_blockers(const Position* pos, Color c) noexcept nogil:
     """Pieces of either colour that alone shield the king of c from an enemy slider."""
     cdef Square ksq = king_square(pos, c)
@@ -126,7 +141,46 @@ cdef inline Bitboard slider_blockers(const Position* pos, Color c) noexcept nogi
     return blockers
 
 cdef inline Bitboard compute_checkers(const Position* pos) noexcept nogil:
-    return attackers_to(pos, king_square(pos, pos.side), pos.by_type[0]) & pos.by_color[pos.side ^ 1]
+    """The enemy pieces attacking the king of the side to move, from scratch."""
+    cdef Color us = pos.side
+    cdef Square ksq = king_square(pos, us)
+    cdef Bitboard occ = pos.by_type[0]
+    return ((PAWN_ATTACKS[us][ksq] & pos.by_type[PAWN]
+             | KNIGHT_ATTACKS[ksq] & pos.by_type[KNIGHT]
+             | bishop_attacks(ksq, occ) & (pos.by_type[BISHOP] | pos.by_type[QUEEN])
+             | rook_attacks(ksq, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
+            & pos.by_color[us ^ 1])
+
+cdef inline bint on_one_rank_or_file(Square a, Square b) noexcept nogil:
+    return ((a ^ b) & 7) == 0 or ((a ^ b) >> 3) == 0
+
+cdef inline Bitboard checkers_after_move(const Position* pos, Square f, Square t) noexcept nogil:
+    """compute_checkers() after an ordinary move or a promotion from f to t (made;
+    the side to move is the one that did not move). The king was not in check
+    before it, so only the piece now on t and a slider whose line to the king ran
+    through f can check."""
+    cdef Color mover = pos.side ^ 1
+    cdef Square ksq = king_square(pos, pos.side)
+    cdef Bitboard occ = pos.by_type[0], sliders
+    cdef Bitboard checkers = 0
+    cdef int pt = type_of(pos.board[t])
+    if pt == PAWN:
+        if PAWN_ATTACKS[mover][t] & sq_bb(ksq):
+            checkers = sq_bb(t)
+    elif pt == KNIGHT:
+        if KNIGHT_ATTACKS[t] & sq_bb(ksq):
+            checkers = sq_bb(t)
+    elif pt != KING and LINE_BB[t][ksq] and not (BETWEEN_BB[t][ksq] & occ):
+        if pt == QUEEN or (pt == ROOK) == on_one_rank_or_file(t, ksq):
+            checkers = sq_bb(t)
+    if LINE_BB[ksq][f]:
+        if on_one_rank_or_file(ksq, f):
+            sliders = (pos.by_type[ROOK] | pos.by_type[QUEEN]) & pos.by_color[mover]
+            checkers |= rook_attacks(ksq, occ) & sliders
+        else:
+            sliders = (pos.by_type[BISHOP] | pos.by_type[QUEEN]) & pos.by_color[mover]
+            checkers |= bishop_attacks(ksq, occ) & sliders
+    return checkers
 
 # --- piece placement ------------------------------------------------------------
 
@@ -272,7 +326,10 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     pos.st_index += 1
     pos.game_ply += 1
     pos.side = them
-    st.checkers = compute_checkers(pos)
+    if kind == MK_NORMAL or kind == MK_PROMOTION:
+        st.checkers = checkers_after_move(pos, f, t)
+    else:
+        st.checkers = compute_checkers(pos)       # castling and en passant move two pieces
     if FC_DEBUG:
         verify_position(pos, "after do_move")
 
