@@ -330,6 +330,72 @@ def test_castling_through_check_is_not_offered_in_either_spelling():
         assert ("e1a1" if chess960 else "e1c1") in board.legal_moves()
 
 
+def test_chess960_castling_is_refused_when_the_rook_shielded_the_kings_square():
+    # The b1 rook hides c1 from the a1 rook; after castling the king stands on c1
+    # and the rook on d1, in check. The map of enemy attacks, taken with the b1
+    # rook in place, would allow it: a rook off the corner is tested square by square.
+    fen = "4k3/8/8/8/8/8/8/rR3K2 w B - 0 1"
+    board, reference = Board(fen, chess960=True), chess.Board(fen, chess960=True)
+    assert "f1b1" not in board.legal_moves()
+    assert sorted(board.legal_moves()) == chess_uci_moves(reference)
+
+
+def test_castling_with_the_kings_next_squares_covered_reads_the_attack_map():
+    # Several king steps to test: king steps and both castlings read one map.
+    fen = "r3k2r/8/8/8/1b6/8/8/R3K2R w KQkq - 0 1"    # the b4 bishop covers e1: check
+    board = Board(fen)
+    assert board.is_check() and not any(m in board.legal_moves() for m in ("e1g1", "e1c1"))
+    fen = "r3k2r/8/8/8/8/8/6n1/R3K2R w KQkq - 0 1"    # the g2 knight covers e1 too
+    board = Board(fen)
+    assert sorted(board.legal_moves()) == chess_uci_moves(chess.Board(fen))
+    fen = "r3k2r/8/8/8/8/8/3n4/R3K2R w KQkq - 0 1"    # the d2 knight covers f1 and b1
+    board, reference = Board(fen), chess.Board(fen)
+    assert "e1g1" not in board.legal_moves() and "e1c1" in board.legal_moves()
+    assert sorted(board.legal_moves()) == chess_uci_moves(reference)
+
+
+# Moves that check in each way the incremental checkers must see: the piece that
+# arrives, a slider uncovered behind the square it left, both at once, a
+# promotion, a castling rook, en passant opening a line.
+CHECKING_MOVES = [
+    pytest.param("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", "e4c5", id="discovered-by-knight"),
+    pytest.param("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1", "e4f6", id="double-knight-and-rook"),
+    pytest.param("4k3/8/8/8/8/8/4B3/4R1K1 w - - 0 1", "e2b5", id="double-bishop-and-rook"),
+    pytest.param("4k3/8/8/8/8/8/4K3/4R3 w - - 0 1", "e2d3", id="discovered-by-king"),
+    pytest.param("4k3/8/8/8/2B5/8/8/6K1 w - - 0 1", "c4b5", id="direct-bishop"),
+    pytest.param("4k3/8/8/8/8/1Q6/8/4K3 w - - 0 1", "b3b5", id="direct-queen-diagonal"),
+    pytest.param("4k3/8/8/8/3N4/8/8/6K1 w - - 0 1", "d4f5", id="knight-no-check"),
+    pytest.param("4k3/8/8/4p3/8/8/4Q3/4K3 w - - 0 1", "e2e5", id="capture-with-check"),
+    pytest.param("4r1k1/8/8/8/4n3/8/8/4K3 b - - 0 1", "e4c3", id="black-discovers"),
+    pytest.param("7k/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q", id="promotion-queen-checks"),
+    pytest.param("7k/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n", id="promotion-knight-no-check"),
+    pytest.param("2n4k/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7c8r", id="capture-promotion-rook-checks"),
+    pytest.param("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1", id="castling-rook-checks"),
+    pytest.param("3k4/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1c1", id="long-castling-rook-checks"),
+    pytest.param("8/8/1k6/8/8/8/8/R3K2R w KQ - 0 1", "e1c1", id="castling-no-check"),
+    pytest.param("8/8/8/R1pP3k/8/8/8/K7 w - c6 0 1", "d5c6", id="en-passant-opens-a-rank"),
+    pytest.param("8/5k2/8/2pP4/8/1B6/8/K7 w - c6 0 1", "d5c6", id="en-passant-opens-a-diagonal"),
+    pytest.param("8/3k4/8/2pP4/8/8/8/K7 w - c6 0 1", "d5c6", id="en-passant-pawn-checks"),
+]
+
+
+@pytest.mark.parametrize("fen,move", CHECKING_MOVES)
+def test_checkers_after_a_move_are_those_python_chess_sees(fen, move):
+    board, reference = Board(fen), chess.Board(fen)
+    board.push(move)
+    reference.push_uci(move)
+    assert sorted(board.checkers()) == sorted(chess.square_name(s) for s in reference.checkers())
+    assert sorted(board.legal_moves()) == chess_uci_moves(reference)
+    assert board.perft(2) == sum(1 for _ in _two_plies(reference))
+
+
+def _two_plies(board: chess.Board):
+    for move in list(board.legal_moves):
+        board.push(move)
+        yield from board.legal_moves
+        board.pop()
+
+
 # ---------------------------------------------------------------------------
 # Promotions
 # ---------------------------------------------------------------------------
