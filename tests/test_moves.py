@@ -14,6 +14,7 @@ from support.reference import (
     POSITION4_FEN,
     POSITION5_FEN,
     assert_matches_python_chess,
+    chess_perft,
     chess_uci_moves,
     engine_state,
 )
@@ -386,14 +387,7 @@ def test_checkers_after_a_move_are_those_python_chess_sees(fen, move):
     reference.push_uci(move)
     assert sorted(board.checkers()) == sorted(chess.square_name(s) for s in reference.checkers())
     assert sorted(board.legal_moves()) == chess_uci_moves(reference)
-    assert board.perft(2) == sum(1 for _ in _two_plies(reference))
-
-
-def _two_plies(board: chess.Board):
-    for move in list(board.legal_moves):
-        board.push(move)
-        yield from board.legal_moves
-        board.pop()
+    assert board.perft(2) == chess_perft(reference, 2)
 
 
 # ---------------------------------------------------------------------------

@@ -220,15 +220,6 @@ cdef int generate_castling(const Position* pos, Move* moves, int n, int rights, 
             n += 1
     return n
 
-cdef inline int count_castling(const Position* pos, int rights, Bitboard danger) noexcept nogil:
-    """How many moves generate_castling writes."""
-    cdef int right, n = 0
-    while rights:
-        right = rights & -rights
-        rights ^= right
-        n += castling_is_safe(pos, right, danger)
-    return n
-
 cdef inline Bitboard safe_king_steps(const Position* pos, Bitboard steps, Square ksq, int rights,
                                      Bitboard* danger) noexcept nogil:
     """The king's steps among `steps` that no enemy piece attacks. With several
@@ -316,6 +307,7 @@ cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard
 cdef int count_legal(const Position* pos) noexcept nogil:
     """len(generate_legal(pos, GEN_ALL)) without writing the moves: the same sets,
     counted. Perft's last ply calls it (bulk counting)."""
+    cdef Move castlings[2]
     cdef Color us = pos.side
     cdef Square ksq = king_square(pos, us)
     cdef Bitboard checkers = pos.st.checkers
@@ -328,7 +320,7 @@ cdef int count_legal(const Position* pos) noexcept nogil:
         pawn_target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
         target &= pawn_target
     elif rights:
-        n += count_castling(pos, rights, danger)
+        n += generate_castling(pos, castlings, 0, rights, danger)
     pinned = slider_blockers(pos, us) & pos.by_color[us]
     return n + count_piece_moves(pos, target, pinned, ksq) + count_pawn_moves(pos, pawn_target, pinned, ksq)
 

@@ -141,15 +141,7 @@ cdef inline Bitboard slider_blockers(const Position* pos, Color c) noexcept nogi
     return blockers
 
 cdef inline Bitboard compute_checkers(const Position* pos) noexcept nogil:
-    """The enemy pieces attacking the king of the side to move, from scratch."""
-    cdef Color us = pos.side
-    cdef Square ksq = king_square(pos, us)
-    cdef Bitboard occ = pos.by_type[0]
-    return ((PAWN_ATTACKS[us][ksq] & pos.by_type[PAWN]
-             | KNIGHT_ATTACKS[ksq] & pos.by_type[KNIGHT]
-             | bishop_attacks(ksq, occ) & (pos.by_type[BISHOP] | pos.by_type[QUEEN])
-             | rook_attacks(ksq, occ) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
-            & pos.by_color[us ^ 1])
+    return attackers_to(pos, king_square(pos, pos.side), pos.by_type[0]) & pos.by_color[pos.side ^ 1]
 
 cdef inline bint on_one_rank_or_file(Square a, Square b) noexcept nogil:
     return ((a ^ b) & 7) == 0 or ((a ^ b) >> 3) == 0
