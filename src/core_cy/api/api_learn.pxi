@@ -202,7 +202,7 @@ def hce_traces(records):
                 index.append(w)
                 count.append(trace[w])
         offsets.append(len(index))
-        phase.append(min(pos.phase, PHASE_MAX))
+        phase.append(min(pos.st.phase, PHASE_MAX))
         danger.append(kd)
         scaled.append(drawish)
     return {"offsets": offsets.tobytes(), "index": index.tobytes(), "count": count.tobytes(),

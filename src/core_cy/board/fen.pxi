@@ -174,6 +174,7 @@ cdef set_position_from_fen(Position* pos, str fen, bint chess960):
     if fc_popcount(pos.st.checkers) > 2:
         raise ValueError("more than two pieces give check")
     pos.st.key = compute_key(pos)
+    refresh_incremental_eval(pos)
 
 
 cdef str castling_text(const Position* pos, bint shredder):

@@ -12,6 +12,8 @@ ctypedef struct StateInfo:
     int plies_from_null
     int captured            # piece captured by the move that led here
     Move move               # move that led here
+    PackedScore psq         # material + piece-square sum, white's view (undo pops it)
+    int phase               # game phase from non-pawn material, PHASE_MAX = opening
     # What the move that led here changed on the board, for the network's
     # accumulators: piece dirty_piece[i] left dirty_from[i] (NO_SQUARE: it
     # appeared) and arrived on dirty_to[i] (NO_SQUARE: it vanished).
@@ -36,8 +38,6 @@ ctypedef struct Position:
     Square castling_rook[16]        # rook square by right bit
     Bitboard castling_path[16]      # squares that must be empty (excluding king and rook)
     Bitboard castling_king_path[16] # squares the king stands on or crosses, to destination
-    PackedScore psq                 # material + piece-square sum, white's view, incremental
-    int phase                       # game phase from non-pawn material, PHASE_MAX = opening
     Accumulator* accs               # network accumulators, one per state slot (NULL: none kept)
     const Network* net              # the network that evaluates (NULL: the hand-crafted evaluation)
 
@@ -175,6 +175,8 @@ cdef inline Bitboard checkers_after_move(const Position* pos, Square f, Square t
     return checkers
 
 # --- piece placement ------------------------------------------------------------
+# The board only: the material-and-square sum of a state is do_move's business
+# (add_psq, sub_psq), and set-up code recomputes it (refresh_incremental_eval).
 
 cdef inline void put_piece(Position* pos, Piece pc, Square s) noexcept nogil:
     cdef Bitboard b = sq_bb(s)
@@ -182,8 +184,6 @@ cdef inline void put_piece(Position* pos, Piece pc, Square s) noexcept nogil:
     pos.by_type[0] |= b
     pos.by_type[type_of(pc)] |= b
     pos.by_color[color_of(pc)] |= b
-    pos.psq += PSQ[pc][s]
-    pos.phase += PHASE_WEIGHT[type_of(pc)]
 
 cdef inline void remove_piece(Position* pos, Square s) noexcept nogil:
     cdef Piece pc = pos.board[s]
@@ -192,8 +192,6 @@ cdef inline void remove_piece(Position* pos, Square s) noexcept nogil:
     pos.by_type[type_of(pc)] ^= b
     pos.by_color[color_of(pc)] ^= b
     pos.board[s] = NO_PIECE
-    pos.psq -= PSQ[pc][s]
-    pos.phase -= PHASE_WEIGHT[type_of(pc)]
 
 cdef inline void move_piece(Position* pos, Square f, Square t) noexcept nogil:
     cdef Piece pc = pos.board[f]
@@ -203,7 +201,27 @@ cdef inline void move_piece(Position* pos, Square f, Square t) noexcept nogil:
     pos.by_color[color_of(pc)] ^= b
     pos.board[f] = NO_PIECE
     pos.board[t] = pc
-    pos.psq += PSQ[pc][t] - PSQ[pc][f]
+
+cdef inline void add_psq(StateInfo* st, Piece pc, Square s) noexcept nogil:
+    """Piece pc arrived on s: the state's sum and phase take it in."""
+    st.psq += PSQ[pc][s]
+    st.phase += PHASE_WEIGHT[type_of(pc)]
+
+cdef inline void sub_psq(StateInfo* st, Piece pc, Square s) noexcept nogil:
+    """Piece pc left the board from s."""
+    st.psq -= PSQ[pc][s]
+    st.phase -= PHASE_WEIGHT[type_of(pc)]
+
+cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
+    """The current state's material-and-square sum and phase, from the board
+    (after a set-up, or after the evaluation's weights changed)."""
+    cdef Bitboard b = pos.by_type[0]
+    cdef Square s
+    pos.st.psq = 0
+    pos.st.phase = 0
+    while b:
+        s = pop_lsb(&b)
+        add_psq(pos.st, pos.board[s], s)
 
 # --- make / unmake ----------------------------------------------------------------
 
@@ -262,6 +280,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     cdef int rights
 
     st.castling = prev.castling
+    st.psq = prev.psq
+    st.phase = prev.phase
     st.rule50 = prev.rule50 + 1
     st.plies_from_null = prev.plies_from_null + 1
     st.ep_square = NO_SQUARE
@@ -276,6 +296,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
         key ^= (ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][castling_king_to(us, kingside)]
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][t]
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)])
+        st.psq += (PSQ[pc][castling_king_to(us, kingside)] - PSQ[pc][f]
+                   + PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)] - PSQ[make_piece(us, ROOK)][t])
         do_castling(pos, us, f, t, False)
         add_dirty(st, pc, f, castling_king_to(us, kingside))
         add_dirty(st, make_piece(us, ROOK), t, castling_rook_to(us, kingside))
@@ -287,10 +309,12 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
         if captured != NO_PIECE:
             key ^= ZOBRIST_PSQ[captured][capsq]
             remove_piece(pos, capsq)
+            sub_psq(st, captured, capsq)
             add_dirty(st, captured, capsq, NO_SQUARE)
             st.rule50 = 0
         key ^= ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][t]
         move_piece(pos, f, t)
+        st.psq += PSQ[pc][t] - PSQ[pc][f]
         if type_of(pc) == PAWN:
             st.rule50 = 0
             if (f ^ t) == 16 and can_capture_en_passant(pos, t, them):
@@ -300,6 +324,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
                 promo = make_piece(us, promotion_type(m))
                 remove_piece(pos, t)
                 put_piece(pos, promo, t)
+                sub_psq(st, pc, t)
+                add_psq(st, promo, t)
                 key ^= ZOBRIST_PSQ[pc][t] ^ ZOBRIST_PSQ[promo][t]
         if kind == MK_PROMOTION:
             add_dirty(st, pc, f, NO_SQUARE)
@@ -441,16 +467,23 @@ cdef uint64_t compute_key(const Position* pos) noexcept nogil:
 
 
 cdef bint position_is_consistent(const Position* pos) noexcept nogil:
-    """Mailbox, bitboards, key and checkers agree (recomputed from scratch)."""
+    """Mailbox, bitboards, key, checkers and the material-and-square sum agree
+    (recomputed from scratch)."""
     cdef Square s
     cdef Piece pc
     cdef Bitboard all_pieces = 0
+    cdef StateInfo sums
+    sums.psq = 0
+    sums.phase = 0
     for s in range(64):
         pc = pos.board[s]
         if pc != NO_PIECE:
             if not (pos.by_type[type_of(pc)] & pos.by_color[color_of(pc)] & sq_bb(s)):
                 return False
             all_pieces |= sq_bb(s)
+            add_psq(&sums, pc, s)
+    if sums.psq != pos.st.psq or sums.phase != pos.st.phase:
+        return False
     if all_pieces != pos.by_type[0] or (pos.by_color[0] | pos.by_color[1]) != all_pieces:
         return False
     if pos.by_color[0] & pos.by_color[1]:

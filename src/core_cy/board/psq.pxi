@@ -1,6 +1,7 @@
-# The evaluation terms the position keeps up to date in make/unmake: the sum of
+# The evaluation terms each state keeps up to date in make/unmake: the sum of
 # material and piece-square values (packed middlegame and endgame halves) and the
-# game phase. The board layer only adds and subtracts table entries; the
+# game phase (do_move adds the move's change to its state; undo_move pops the
+# state, so it has nothing to subtract). The board layer only adds and subtracts table entries; the
 # evaluation's weights (eval/weights.pxi) fill PSQ, so the values are the
 # evaluation's while the bookkeeping stays here, below it.
 

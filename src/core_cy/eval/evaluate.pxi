@@ -1,5 +1,5 @@
 # Static evaluation: tapered middlegame/endgame score from the side to move's view.
-# Material and piece-square values come incrementally from pos.psq; the rest is
+# Material and piece-square values come incrementally from pos.st.psq; the rest is
 # computed here term by term, each term a small function.
 
 cdef Bitboard ADJACENT_FILES[8]
@@ -190,7 +190,7 @@ cdef inline int non_pawn_material(const Position* pos, Color c) noexcept nogil:
     return total
 
 cdef inline PackedScore hce_terms(const Position* pos, int* trace, int* king_danger_mg) noexcept nogil:
-    """Every term but material and squares (pos.psq) and tempo, white's view."""
+    """Every term but material and squares (pos.st.psq) and tempo, white's view."""
     cdef EvalInfo ei
     cdef PackedScore score = 0
     init_eval_info(pos, &ei)
@@ -203,11 +203,11 @@ cdef inline PackedScore hce_terms(const Position* pos, int* trace, int* king_dan
 cdef int evaluate_hce(const Position* pos) noexcept nogil:
     """The hand-crafted evaluation: centipawns from the side to move's point of view."""
     cdef int king_danger_mg, value
-    cdef PackedScore score = pos.psq + hce_terms(pos, NULL, &king_danger_mg)
-    value = scale_drawish(pos, taper(score, pos.phase))
+    cdef PackedScore score = pos.st.psq + hce_terms(pos, NULL, &king_danger_mg)
+    value = scale_drawish(pos, taper(score, pos.st.phase))
     if pos.side == BLACK:
         value = -value
-    return value + taper(WEIGHTS[W_TEMPO], pos.phase)
+    return value + taper(WEIGHTS[W_TEMPO], pos.st.phase)
 
 cdef int trace_hce(const Position* pos, int* trace, int* king_danger_mg, bint* drawish) noexcept nogil:
     """evaluate_hce with the weight counts in trace (int[2][N_WEIGHTS], zeroed by the
@@ -224,8 +224,8 @@ cdef int trace_hce(const Position* pos, int* trace, int* king_danger_mg, bint* d
         pc = pos.board[s]
         count_weight(trace, color_of(pc), W_MATERIAL + type_of(pc), 1)
         count_weight(trace, color_of(pc), W_PSQT + 64 * type_of(pc) + (s if color_of(pc) == WHITE else s ^ 56), 1)
-    score = pos.psq + hce_terms(pos, trace, king_danger_mg)
-    value = taper(score, pos.phase)
+    score = pos.st.psq + hce_terms(pos, trace, king_danger_mg)
+    value = taper(score, pos.st.phase)
     drawish[0] = scale_drawish(pos, value) != value
     count_weight(trace, pos.side, W_TEMPO, 1)
     return evaluate_hce(pos)
@@ -240,7 +240,7 @@ cdef str eval_trace_text(Position* pos):
     activity_w = piece_activity(pos, &ei, WHITE, NULL)
     activity_b = piece_activity(pos, &ei, BLACK, NULL)
     terms = [
-        ("Material and squares", pos.psq),
+        ("Material and squares", pos.st.psq),
         ("Pawn structure", pawn_structure(pos, WHITE, NULL) - pawn_structure(pos, BLACK, NULL)),
         ("Pieces and mobility", activity_w - activity_b),
         ("King shelter", king_shelter(pos, WHITE, NULL) - king_shelter(pos, BLACK, NULL)),
@@ -248,21 +248,9 @@ cdef str eval_trace_text(Position* pos):
     ]
     lines = [f"{'Term':<22}{'MG':>8}{'EG':>8}{'Total':>8}", "-" * 46]
     for name, packed in terms:
-        lines.append(f"{name:<22}{mg_of(packed):>8}{eg_of(packed):>8}{taper(packed, pos.phase):>8}")
+        lines.append(f"{name:<22}{mg_of(packed):>8}{eg_of(packed):>8}{taper(packed, pos.st.phase):>8}")
     lines.append("-" * 46)
-    lines.append(f"Phase {min(pos.phase, PHASE_MAX)}/{PHASE_MAX}; tempo {taper(WEIGHTS[W_TEMPO], pos.phase)} for the side to move")
+    lines.append(f"Phase {min(pos.st.phase, PHASE_MAX)}/{PHASE_MAX}; tempo {taper(WEIGHTS[W_TEMPO], pos.st.phase)} for the side to move")
     value = evaluate_hce(pos)
     lines.append(f"Final evaluation: {value if pos.side == WHITE else -value} cp (white's view)")
     return "\n".join(lines)
-
-
-cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
-    """Recompute pos.psq and pos.phase from scratch (after the weights changed)."""
-    cdef Bitboard b = pos.by_type[0]
-    cdef Square s
-    pos.psq = 0
-    pos.phase = 0
-    while b:
-        s = pop_lsb(&b)
-        pos.psq += PSQ[pos.board[s]][s]
-        pos.phase += PHASE_WEIGHT[type_of(pos.board[s])]

@@ -200,3 +200,4 @@ cdef void position_from_record(Position* pos, const PackedRecord* rec) noexcept 
     pos.st.rule50 = rec.rule50
     pos.st.key = compute_key(pos)
     pos.st.checkers = compute_checkers(pos)
+    refresh_incremental_eval(pos)
