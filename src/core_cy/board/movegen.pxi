@@ -193,18 +193,18 @@ cdef inline bint castling_is_safe(const Position* pos, int right, Bitboard dange
     The danger map sees the board with the castling rook in place. With the rook
     in a corner nothing stands behind it on the king's rank, so the map answers;
     a Chess960 rook elsewhere may shield the king's path from a slider beyond it,
-    and the path is then tested square by square with king and rook lifted."""
+    and the path is then tested square by square (castling_path_is_safe)."""
     cdef Square rsq = pos.castling_rook[right]
-    cdef Bitboard path = pos.castling_king_path[right]
-    cdef Color them = pos.side ^ 1
-    cdef Bitboard occ
-    if path & danger:
+    if pos.castling_king_path[right] & danger:
         return False
-    if file_of(rsq) == 0 or file_of(rsq) == 7:
-        return True
-    occ = pos.by_type[0] ^ sq_bb(rsq) ^ sq_bb(king_square(pos, pos.side))
+    return file_of(rsq) == 0 or file_of(rsq) == 7 or castling_path_is_safe(pos, right)
+
+cdef bint castling_path_is_safe(const Position* pos, int right) noexcept nogil:
+    """No enemy piece attacks the king's castling path with king and rook lifted."""
+    cdef Bitboard path = pos.castling_king_path[right]
+    cdef Bitboard occ = pos.by_type[0] ^ sq_bb(pos.castling_rook[right]) ^ sq_bb(king_square(pos, pos.side))
     while path:
-        if attacked_by(pos, pop_lsb(&path), them, occ):
+        if attacked_by(pos, pop_lsb(&path), pos.side ^ 1, occ):
             return False
     return True
 
