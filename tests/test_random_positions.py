@@ -139,12 +139,14 @@ def _walk(sample: Sample, rng: random.Random, plies: int) -> Counter:
         assert_matches_python_chess(board, pc, where)
         assert board.move_stack == pushed, where
         assert sorted(board.legal_moves()) == chess_uci_moves(pc, board.chess960), where
+        assert board._check_invariants(), where     # incremental key, checkers, material-and-square sum
     while pushed:
         expected = pushed.pop()
         assert board.pop() == expected, f"{sample!r} popping {expected}"
         pc.pop()
         where = f"{sample!r} after popping back to {pushed}"
         assert_matches_python_chess(board, pc, where)
+        assert board._check_invariants(), where
         assert board.move_stack == pushed, where
     assert (board.fen(), board.key) == root_state
     with pytest.raises(IndexError):

@@ -430,7 +430,7 @@ cdef class Board:
         return eval_trace_text(&self.pos)
 
     def _check_invariants(self):
-        """Recompute the key and the occupancy from scratch and compare (for tests)."""
+        """Recompute the occupancy, key, checkers and material-and-square sum from scratch and compare (for tests)."""
         return position_is_consistent(&self.pos)
 
     # --- Syzygy tablebases (syzygy.pxi) -----------------------------------------
