@@ -263,11 +263,16 @@ cdef int generate_legal(const Position* pos, Move* moves, int gen) noexcept nogi
 
 # --- counting without writing: perft's last ply -----------------------------------
 
+cdef int count_pinned_pawn_moves(const Position* pos, Bitboard target, Bitboard pinned,
+                                 Square ksq) noexcept nogil:
+    """How many moves generate_pinned_pawn_moves(GEN_ALL) writes (it writes them)."""
+    cdef Move scratch[MAX_MOVES]
+    return generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq)
+
 cdef inline int count_pawn_moves(const Position* pos, Bitboard target, Bitboard pinned,
                                  Square ksq) noexcept nogil:
     """How many moves generate_pawn_moves(GEN_ALL) writes: the unpinned pawns' sets
     are counted (a promotion is four moves), the rare rest is generated."""
-    cdef Move scratch[MAX_MOVES]
     cdef PawnSets p = unpinned_pawn_sets(pos, target, pinned)
     cdef Bitboard promoting = (p.single | p.west | p.east) & p.last_rank
     cdef int n = fc_popcount(p.single) + fc_popcount(p.double) + fc_popcount(p.west) + fc_popcount(p.east)
@@ -275,7 +280,7 @@ cdef inline int count_pawn_moves(const Position* pos, Bitboard target, Bitboard 
         n += 3 * (fc_popcount(p.single & p.last_rank) + fc_popcount(p.west & p.last_rank)
                   + fc_popcount(p.east & p.last_rank))
     if has_pinned_pawn_or_en_passant(pos, pinned):
-        n += generate_pinned_pawn_moves(pos, scratch, 0, GEN_ALL, target, pinned, ksq)
+        n += count_pinned_pawn_moves(pos, target, pinned, ksq)
     return n
 
 cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard pinned,
