@@ -176,7 +176,8 @@ cdef inline Bitboard checkers_after_move(const Position* pos, Square f, Square t
 
 # --- piece placement ------------------------------------------------------------
 # The board only: the material-and-square sum of a state is do_move's business
-# (add_psq, sub_psq), and set-up code recomputes it (refresh_incremental_eval).
+# (add_psq, sub_psq, shift_psq), and set-up code recomputes it
+# (refresh_incremental_eval).
 
 cdef inline void put_piece(Position* pos, Piece pc, Square s) noexcept nogil:
     cdef Bitboard b = sq_bb(s)
@@ -211,6 +212,10 @@ cdef inline void sub_psq(StateInfo* st, Piece pc, Square s) noexcept nogil:
     """Piece pc left the board from s."""
     st.psq -= PSQ[pc][s]
     st.phase -= PHASE_WEIGHT[type_of(pc)]
+
+cdef inline void shift_psq(StateInfo* st, Piece pc, Square f, Square t) noexcept nogil:
+    """Piece pc went from f to t (the phase stays)."""
+    st.psq += PSQ[pc][t] - PSQ[pc][f]
 
 cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
     """The current state's material-and-square sum and phase, from the board
@@ -296,8 +301,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
         key ^= (ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][castling_king_to(us, kingside)]
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][t]
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)])
-        st.psq += (PSQ[pc][castling_king_to(us, kingside)] - PSQ[pc][f]
-                   + PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)] - PSQ[make_piece(us, ROOK)][t])
+        shift_psq(st, pc, f, castling_king_to(us, kingside))
+        shift_psq(st, make_piece(us, ROOK), t, castling_rook_to(us, kingside))
         do_castling(pos, us, f, t, False)
         add_dirty(st, pc, f, castling_king_to(us, kingside))
         add_dirty(st, make_piece(us, ROOK), t, castling_rook_to(us, kingside))
@@ -314,7 +319,7 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
             st.rule50 = 0
         key ^= ZOBRIST_PSQ[pc][f] ^ ZOBRIST_PSQ[pc][t]
         move_piece(pos, f, t)
-        st.psq += PSQ[pc][t] - PSQ[pc][f]
+        shift_psq(st, pc, f, t)
         if type_of(pc) == PAWN:
             st.rule50 = 0
             if (f ^ t) == 16 and can_capture_en_passant(pos, t, them):

@@ -1,9 +1,9 @@
 # The evaluation terms each state keeps up to date in make/unmake: the sum of
 # material and piece-square values (packed middlegame and endgame halves) and the
 # game phase (do_move adds the move's change to its state; undo_move pops the
-# state, so it has nothing to subtract). The board layer only adds and subtracts table entries; the
-# evaluation's weights (eval/weights.pxi) fill PSQ, so the values are the
-# evaluation's while the bookkeeping stays here, below it.
+# state, so it has nothing to subtract). The board layer only adds and subtracts
+# table entries; the evaluation's weights (eval/weights.pxi) fill PSQ, so the
+# values are the evaluation's while the bookkeeping stays below it.
 
 ctypedef int32_t PackedScore       # mg in the high 16 bits, eg in the low 16 bits
 
