@@ -103,6 +103,14 @@ cdef inline Bitboard bishop_attacks(Square s, Bitboard occ) noexcept nogil:
     cdef Magic* m = &BISHOP_MAGICS[s]
     return m.attacks[slider_index(m, occ)]
 
+cdef inline Bitboard rook_rays(Square s) noexcept nogil:
+    """rook_attacks(s, 0): an empty board's occupancy indexes every table at 0."""
+    return ROOK_MAGICS[s].attacks[0]
+
+cdef inline Bitboard bishop_rays(Square s) noexcept nogil:
+    """bishop_attacks(s, 0)."""
+    return BISHOP_MAGICS[s].attacks[0]
+
 cdef inline Bitboard queen_attacks(Square s, Bitboard occ) noexcept nogil:
     return rook_attacks(s, occ) | bishop_attacks(s, occ)
 

@@ -87,6 +87,8 @@ cdef add_castling_right(Position* pos, Color c, Square rsq, bint chess960):
     pos.castling_mask[ksq] |= right
     pos.castling_mask[rsq] |= right
     pos.castling_rook[right] = rsq
+    if file_of(rsq) != 0 and file_of(rsq) != 7:
+        pos.castling_off_corner |= right
     kto = castling_king_to(c, kingside)
     rto = castling_rook_to(c, kingside)
     pos.castling_path[right] = ((BETWEEN_BB[ksq][kto] | sq_bb(kto) | BETWEEN_BB[rsq][rto] | sq_bb(rto))

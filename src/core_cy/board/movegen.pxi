@@ -173,13 +173,14 @@ cdef int generate_piece_moves(const Position* pos, Move* moves, int n,
 
 cdef inline int castling_rights_to_try(const Position* pos) noexcept nogil:
     """The side to move's castling rights whose path between king and rook is empty."""
-    cdef int rights = pos.st.castling & (3 << (2 * pos.side)), right, open_rights = 0
-    while rights:
-        right = rights & -rights
-        rights ^= right
-        if not (pos.castling_path[right] & pos.by_type[0]):
-            open_rights |= right
-    return open_rights
+    cdef int rights = pos.st.castling & (3 << (2 * pos.side))
+    cdef int kingside = rights & (WHITE_OO | BLACK_OO), queenside = rights & (WHITE_OOO | BLACK_OOO)
+    cdef Bitboard occ = pos.by_type[0]
+    if kingside and (pos.castling_path[kingside] & occ):
+        rights ^= kingside
+    if queenside and (pos.castling_path[queenside] & occ):
+        rights ^= queenside
+    return rights
 
 cdef inline Bitboard unsafe_king_squares(const Position* pos, Square ksq) noexcept nogil:
     """The squares the enemy attacks with our king lifted from the board (so that
@@ -194,10 +195,9 @@ cdef inline bint castling_is_safe(const Position* pos, int right, Bitboard dange
     in a corner nothing stands behind it on the king's rank, so the map answers;
     a Chess960 rook elsewhere may shield the king's path from a slider beyond it,
     and the path is then tested square by square (castling_path_is_safe)."""
-    cdef Square rsq = pos.castling_rook[right]
     if pos.castling_king_path[right] & danger:
         return False
-    return file_of(rsq) == 0 or file_of(rsq) == 7 or castling_path_is_safe(pos, right)
+    return not (right & pos.castling_off_corner) or castling_path_is_safe(pos, right)
 
 cdef bint castling_path_is_safe(const Position* pos, int right) noexcept nogil:
     """No enemy piece attacks the king's castling path with king and rook lifted."""
@@ -219,6 +219,16 @@ cdef int generate_castling(const Position* pos, Move* moves, int n, int rights, 
             moves[n] = make_special(ksq, pos.castling_rook[right], MK_CASTLING)
             n += 1
     return n
+
+cdef inline int count_castling(const Position* pos, int rights, Bitboard danger) noexcept nogil:
+    """How many moves generate_castling writes: with the rooks in their corners,
+    one test of the danger map for each right (at most two)."""
+    cdef Move scratch[2]
+    cdef int kingside = rights & (WHITE_OO | BLACK_OO), queenside = rights & (WHITE_OOO | BLACK_OOO)
+    if rights & pos.castling_off_corner:
+        return generate_castling(pos, scratch, 0, rights, danger)
+    return ((kingside != 0 and (pos.castling_king_path[kingside] & danger) == 0)
+            + (queenside != 0 and (pos.castling_king_path[queenside] & danger) == 0))
 
 cdef inline Bitboard safe_king_steps(const Position* pos, Bitboard steps, Square ksq, int rights,
                                      Bitboard* danger) noexcept nogil:
@@ -311,7 +321,6 @@ cdef inline int count_piece_moves(const Position* pos, Bitboard target, Bitboard
 cdef int count_legal(const Position* pos) noexcept nogil:
     """len(generate_legal(pos, GEN_ALL)) without writing the moves: the same sets,
     counted. Perft's last ply calls it (bulk counting)."""
-    cdef Move castlings[2]
     cdef Color us = pos.side
     cdef Square ksq = king_square(pos, us)
     cdef Bitboard checkers = pos.st.checkers
@@ -324,7 +333,7 @@ cdef int count_legal(const Position* pos) noexcept nogil:
         pawn_target = BETWEEN_BB[ksq][fc_lsb(checkers)] | checkers
         target &= pawn_target
     elif rights:
-        n += generate_castling(pos, castlings, 0, rights, danger)
+        n += count_castling(pos, rights, danger)
     pinned = slider_blockers(pos, us) & pos.by_color[us]
     return n + count_piece_moves(pos, target, pinned, ksq) + count_pawn_moves(pos, pawn_target, pinned, ksq)
 

@@ -38,6 +38,7 @@ ctypedef struct Position:
     Square castling_rook[16]        # rook square by right bit
     Bitboard castling_path[16]      # squares that must be empty (excluding king and rook)
     Bitboard castling_king_path[16] # squares the king stands on or crosses, to destination
+    int castling_off_corner         # rights whose rook is not in a corner (Chess960 only)
     Accumulator* accs               # network accumulators, one per state slot (NULL: none kept)
     const Network* net              # the network that evaluates (NULL: the hand-crafted evaluation)
 
@@ -129,8 +130,8 @@ cdef inline Bitboard slider_blockers(const Position* pos, Color c) noexcept nogi
     """Pieces of either colour that alone shield the king of c from an enemy slider."""
     cdef Square ksq = king_square(pos, c)
     cdef Bitboard them = pos.by_color[c ^ 1]
-    cdef Bitboard snipers = ((rook_attacks(ksq, 0) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
-                             | (bishop_attacks(ksq, 0) & (pos.by_type[BISHOP] | pos.by_type[QUEEN]))) & them
+    cdef Bitboard snipers = ((rook_rays(ksq) & (pos.by_type[ROOK] | pos.by_type[QUEEN]))
+                             | (bishop_rays(ksq) & (pos.by_type[BISHOP] | pos.by_type[QUEEN]))) & them
     cdef Bitboard blockers = 0, b
     cdef Square s
     while snipers:
