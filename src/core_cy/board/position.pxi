@@ -22,6 +22,10 @@ ctypedef struct StateInfo:
     uint8_t dirty_from[3]
     uint8_t dirty_to[3]
     uint8_t acc_computed    # the accumulator of this state is up to date
+    # The bitboards as they were before the move that led here: undo_move copies
+    # them back and restores only the mailbox squares the move touched.
+    Bitboard by_type_before[7]
+    Bitboard by_color_before[2]
 
 ctypedef struct Position:
     Bitboard by_type[7]     # [0] = all occupied squares, [PAWN..KING] = both colours
@@ -244,20 +248,14 @@ cdef inline bint can_capture_en_passant(const Position* pos, Square pawn_to, Col
     return ((shift_west(sq_bb(pawn_to)) | shift_east(sq_bb(pawn_to)))
             & pieces(pos, capturer, PAWN)) != 0
 
-cdef inline void do_castling(Position* pos, Color us, Square kfrom, Square rfrom, bint undo) noexcept nogil:
+cdef inline void do_castling(Position* pos, Color us, Square kfrom, Square rfrom) noexcept nogil:
+    """King and rook to their castling squares (both lifted first: in Chess960
+    either may land where the other stood)."""
     cdef bint kingside = rfrom > kfrom
-    cdef Square kto = castling_king_to(us, kingside)
-    cdef Square rto = castling_rook_to(us, kingside)
-    if undo:
-        remove_piece(pos, kto)
-        remove_piece(pos, rto)
-        put_piece(pos, make_piece(us, KING), kfrom)
-        put_piece(pos, make_piece(us, ROOK), rfrom)
-    else:
-        remove_piece(pos, kfrom)
-        remove_piece(pos, rfrom)
-        put_piece(pos, make_piece(us, KING), kto)
-        put_piece(pos, make_piece(us, ROOK), rto)
+    remove_piece(pos, kfrom)
+    remove_piece(pos, rfrom)
+    put_piece(pos, make_piece(us, KING), castling_king_to(us, kingside))
+    put_piece(pos, make_piece(us, ROOK), castling_rook_to(us, kingside))
 
 cdef inline uint64_t key_after(const Position* pos, Move m) noexcept nogil:
     """The key after m for an ordinary move or capture, cheaply, without making it.
@@ -285,6 +283,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     cdef bint kingside
     cdef int rights
 
+    memcpy(st.by_type_before, pos.by_type, sizeof(pos.by_type))
+    memcpy(st.by_color_before, pos.by_color, sizeof(pos.by_color))
     st.castling = prev.castling
     st.psq = prev.psq
     st.phase = prev.phase
@@ -304,7 +304,7 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
                 ^ ZOBRIST_PSQ[make_piece(us, ROOK)][castling_rook_to(us, kingside)])
         shift_psq(st, pc, f, castling_king_to(us, kingside))
         shift_psq(st, make_piece(us, ROOK), t, castling_rook_to(us, kingside))
-        do_castling(pos, us, f, t, False)
+        do_castling(pos, us, f, t)
         add_dirty(st, pc, f, castling_king_to(us, kingside))
         add_dirty(st, make_piece(us, ROOK), t, castling_rook_to(us, kingside))
     else:
@@ -358,20 +358,27 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
         verify_position(pos, "after do_move")
 
 cdef void undo_move(Position* pos, Move m) noexcept nogil:
+    """Take back the last move: the bitboards are copied back from its state,
+    the mailbox squares it touched are put back one by one."""
     cdef StateInfo* st = pos.st
     cdef Color us = pos.side ^ 1
     cdef Square f = move_from(m), t = move_to(m)
     cdef int kind = move_kind(m)
+    memcpy(pos.by_type, st.by_type_before, sizeof(pos.by_type))
+    memcpy(pos.by_color, st.by_color_before, sizeof(pos.by_color))
     pos.side = us
-    if kind == MK_CASTLING:
-        do_castling(pos, us, f, t, True)
+    if kind == MK_CASTLING:         # lifted first, as do_castling does
+        pos.board[castling_king_to(us, t > f)] = NO_PIECE
+        pos.board[castling_rook_to(us, t > f)] = NO_PIECE
+        pos.board[f] = make_piece(us, KING)
+        pos.board[t] = make_piece(us, ROOK)
     else:
-        if kind == MK_PROMOTION:
-            remove_piece(pos, t)
-            put_piece(pos, make_piece(us, PAWN), t)
-        move_piece(pos, t, f)
-        if st.captured != NO_PIECE:
-            put_piece(pos, st.captured, t ^ 8 if kind == MK_EN_PASSANT else t)
+        pos.board[f] = make_piece(us, PAWN) if kind == MK_PROMOTION else pos.board[t]
+        if kind == MK_EN_PASSANT:
+            pos.board[t] = NO_PIECE
+            pos.board[t ^ 8] = st.captured
+        else:
+            pos.board[t] = st.captured
     pos.st = st - 1
     pos.st_index -= 1
     pos.game_ply -= 1
