@@ -84,7 +84,8 @@ def test_bench_searches_give_the_same_nodes_under_the_checked_build(checked_tree
 
 def test_random_positions_perft_and_fuzzer_under_the_checked_build(checked_tree):
     tests = ["tests/test_random_positions.py", "tests/test_moves.py", "tests/test_uci_fuzz.py",
-             "tests/test_nnue_core.py", "tests/test_engine_networks.py", "tests/test_deep_perft.py"]
+             "tests/test_nnue_core.py", "tests/test_engine_networks.py", "tests/test_deep_perft.py",
+             "tests/test_weights.py"]
     run_under_checked_build(checked_tree, tests)
 
 

@@ -60,3 +60,26 @@ def mirror_fen(fen: str) -> str:
     rows = [row.swapcase() for row in reversed(placement.split("/"))]
     castling = "".join(sorted(castling.swapcase(), key="KQkq".index)) if castling != "-" else "-"
     return " ".join(["/".join(rows), "b" if side == "w" else "w", castling, ep, *rest])
+
+
+def test_moves_taken_back_after_a_weight_change_leave_a_sound_board(tmp_path):
+    """Moves on the stack, a weight change, then the moves taken back: the sums
+    kept below the current state were made under the old weights. The board must
+    come back sound (the checked build verifies every take-back) and evaluate
+    with the new weights, as a board set up afresh does."""
+    path = tmp_path / "w.json"
+    weights.dump(path)
+    table = json.loads(path.read_text())
+    table["material"][2] = [500, 500]          # knights worth more
+    path.write_text(json.dumps(table))
+    knight_up = "r1bq1rk1/pp2bppp/4pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
+    board = Board(knight_up)
+    for _ in range(6):
+        board.push(sorted(board.legal_moves())[0])
+    before = board.evaluate()
+    weights.load(path)
+    assert board.evaluate() > before + 100     # the current state's sum refreshed
+    while board.move_stack:
+        board.pop()
+        assert board.evaluate() == Board(board.fen()).evaluate()
+    assert board.fen() == knight_up

@@ -14,6 +14,8 @@ ctypedef struct StateInfo:
     Move move               # move that led here
     PackedScore psq         # material + piece-square sum, white's view (undo pops it)
     int phase               # game phase from non-pawn material, PHASE_MAX = opening
+    uint32_t psq_epoch      # the PSQ_EPOCH the sum was made under (the checked build
+                            #   carries it through do_move; see sum_is_current)
     # What the move that led here changed on the board, for the network's
     # accumulators: piece dirty_piece[i] left dirty_from[i] (NO_SQUARE: it
     # appeared) and arrived on dirty_to[i] (NO_SQUARE: it vanished).
@@ -229,6 +231,7 @@ cdef void refresh_incremental_eval(Position* pos) noexcept nogil:
     cdef Square s
     pos.st.psq = 0
     pos.st.phase = 0
+    pos.st.psq_epoch = PSQ_EPOCH
     while b:
         s = pop_lsb(&b)
         add_psq(pos.st, pos.board[s], s)
@@ -288,6 +291,8 @@ cdef void do_move(Position* pos, Move m) noexcept nogil:
     st.castling = prev.castling
     st.psq = prev.psq
     st.phase = prev.phase
+    if FC_DEBUG:
+        st.psq_epoch = prev.psq_epoch
     st.rule50 = prev.rule50 + 1
     st.plies_from_null = prev.plies_from_null + 1
     st.ep_square = NO_SQUARE
@@ -479,6 +484,14 @@ cdef uint64_t compute_key(const Position* pos) noexcept nogil:
     return key
 
 
+cdef inline bint sum_is_current(const StateInfo* st) noexcept nogil:
+    """Was the state's material-and-square sum made under the weights in force?
+    A weight change leaves the sums of the states below the current one stale
+    (every reader refreshes the current state first), so after a take-back the
+    checked build must not hold them against today's weights. Only the checked
+    build tracks it; a release build takes every sum as current."""
+    return not FC_DEBUG or st.psq_epoch == PSQ_EPOCH
+
 cdef bint position_is_consistent(const Position* pos) noexcept nogil:
     """Mailbox, bitboards, key, checkers and the material-and-square sum agree
     (recomputed from scratch)."""
@@ -495,7 +508,7 @@ cdef bint position_is_consistent(const Position* pos) noexcept nogil:
                 return False
             all_pieces |= sq_bb(s)
             add_psq(&sums, pc, s)
-    if sums.psq != pos.st.psq or sums.phase != pos.st.phase:
+    if sum_is_current(pos.st) and (sums.psq != pos.st.psq or sums.phase != pos.st.phase):
         return False
     if all_pieces != pos.by_type[0] or (pos.by_color[0] | pos.by_color[1]) != all_pieces:
         return False

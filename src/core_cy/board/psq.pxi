@@ -17,6 +17,8 @@ cdef inline int eg_of(PackedScore s) noexcept nogil:
     return <int16_t>(<uint16_t>(<uint32_t>s))
 
 cdef PackedScore PSQ[16][64]      # material + PSQT by piece code, colour-mirrored
+cdef uint32_t PSQ_EPOCH = 0       # how often PSQ has been filled: a state's sum made
+                                  #   under an older PSQ is stale (its psq_epoch differs)
 
 cdef int PHASE_WEIGHT[7]
 PHASE_WEIGHT[:] = [0, 0, 1, 1, 2, 4, 0]

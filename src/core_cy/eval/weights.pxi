@@ -60,8 +60,10 @@ cdef void init_default_weights() noexcept nogil:
 
 cdef void build_psq() noexcept nogil:
     """Fold material and PSQT into PSQ, mirrored for black and negated."""
+    global PSQ_EPOCH
     cdef int pt
     cdef Square s
+    PSQ_EPOCH += 1
     memset(PSQ, 0, sizeof(PSQ))
     for pt in range(PAWN, KING + 1):
         for s in range(64):
