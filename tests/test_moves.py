@@ -339,6 +339,7 @@ def test_chess960_castling_is_refused_when_the_rook_shielded_the_kings_square():
     board, reference = Board(fen, chess960=True), chess.Board(fen, chess960=True)
     assert "f1b1" not in board.legal_moves()
     assert sorted(board.legal_moves()) == chess_uci_moves(reference)
+    assert board.perft(1) == reference.legal_moves.count()     # perft's bulk count too
 
 
 def test_castling_with_the_kings_next_squares_covered_reads_the_attack_map():
