@@ -242,6 +242,15 @@ def test_parse_go_any_order_and_subset():
     assert params.perft is None and "at least 1" in problems[0]
 
 
+@pytest.mark.parametrize("line", ["perft 0", "perft x", "perft", "perft 99", "depth 3 perft 0"])
+def test_bad_go_perft_promises_no_search(line):
+    """A bad ``go perft`` counts nothing and searches nothing (there is no bestmove
+    to wait for), so its report must not announce a search."""
+    params, problems = parse_go(line.split())
+    assert params.perft is None
+    assert len(problems) == 1 and "perft" in problems[0] and "search" not in problems[0]
+
+
 def test_parse_go_reports_each_bad_word():
     params, problems = parse_go("wtime -5 depth x movetime".split())
     assert params.wtime == 0 and params.depth == 0 and params.movetime == 0

@@ -79,10 +79,12 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
     limit of 0 for depth, nodes, mate or movetime is reported and raised to 1.
     When a line had problems and nothing is left to end the search (no limit, no
     clock, neither ``infinite`` nor ``ponder``), it searches to depth 1: a garbled
-    ``go`` never starts a search the GUI did not ask for.
+    ``go`` never starts a search the GUI did not ask for. A ``go perft`` line
+    never searches (``cmd_go``), so a bad perft depth is only reported.
     """
     params = GoParams()
     problems: List[str] = []
+    asked_perft = False
     i = 0
     while i < len(tokens):
         word = tokens[i]
@@ -96,6 +98,7 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
             if not params.searchmoves:
                 problems.append("go searchmoves without moves")
         elif word == "perft":
+            asked_perft = True
             value = tokens[i] if i < len(tokens) else None
             i += 1 if value is not None else 0
             params.perft = _go_perft_depth(value, problems)
@@ -109,7 +112,7 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
                 setattr(params, word, number)
         else:
             problems.append(f"go: unknown parameter {clip(word, 20)!r} ignored")
-    if problems and not params.has_bound():
+    if problems and not asked_perft and not params.has_bound():
         params.depth = 1
         problems.append("go: no usable limit left; searching to depth 1")
     return params, problems
