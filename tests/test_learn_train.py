@@ -319,6 +319,22 @@ def test_recentring_the_output_bias_removes_the_mean_rounding_error() -> None:
     assert abs(float(np.mean(gap))) < 1.5
 
 
+def test_the_output_bias_is_recentred_alike_in_chunks() -> None:
+    """The held-out positions are evaluated a chunk at a time (memory); every chunk
+    size must move the biases exactly as one pass over them all."""
+    rng = np.random.default_rng(9)
+    net = FloatNetwork.initial(32, rng, buckets=8)
+    net.out_w[:] = rng.uniform(-0.9, 0.9, size=net.out_w.shape).astype(np.float32) + 0.004
+    batch = decode(material_records(300, seed=5)[0])
+    whole = QuantNetwork.quantise(net)
+    shift = recentre_output_bias(whole, net, batch, chunk=len(batch))
+    assert shift != 0.0
+    for chunk in (1, 7, 64):
+        chunked = QuantNetwork.quantise(net)
+        assert recentre_output_bias(chunked, net, batch, chunk=chunk) == shift
+        assert np.array_equal(chunked.out_b, whole.out_b)
+
+
 @pytest.mark.parametrize("buckets, king_buckets", [(1, 0), (8, 0), (8, 1)])
 def test_an_interrupted_training_resumes_as_if_it_never_stopped(data_file: Path, tmp_path: Path,
                                                                 buckets: int, king_buckets: int) -> None:

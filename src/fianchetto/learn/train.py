@@ -513,14 +513,32 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     return result
 
 
-def recentre_output_bias(quantised: QuantNetwork, net: FloatNetwork, batch: Batch) -> float:
+#: Positions evaluated at a time when the output bias is recentred: the numpy
+#: evaluations hold tens of kilobytes a position at H = 1,024 (the integer one
+#: widens every hidden unit and output weight to 64 bits).
+RECENTRE_CHUNK = 16384
+
+
+def quantisation_gaps(quantised: QuantNetwork, net: FloatNetwork, batch: Batch,
+                      chunk: int = RECENTRE_CHUNK) -> np.ndarray:
+    """The float network's evaluation minus the quantised one's, in centipawns, for
+    each position of ``batch``, ``chunk`` positions at a time. Each position is
+    evaluated on its own, so the chunks change the memory held, not the gaps."""
+    parts = [net.evaluate_cp(batch.stm[i : i + chunk], batch.nstm[i : i + chunk])
+             - quantised.evaluate(batch.stm[i : i + chunk], batch.nstm[i : i + chunk])
+             for i in range(0, len(batch), chunk)]
+    return np.concatenate(parts)
+
+
+def recentre_output_bias(quantised: QuantNetwork, net: FloatNetwork, batch: Batch,
+                         chunk: int = RECENTRE_CHUNK) -> float:
     """Rounding the output weights to 1/QB shifts the integer evaluation by a nearly
     constant amount; move each bucket's output bias so the mean over the positions of
     ``batch`` that read it matches the float network again (the overall mean for a
     bucket no position reads). Returns the overall shift in centipawns."""
     if len(batch) == 0:
         return 0.0
-    gaps = net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)
+    gaps = quantisation_gaps(quantised, net, batch, chunk)
     bucket = output_buckets(batch.stm, quantised.buckets)
     overall = float(np.mean(gaps))
     for b in range(quantised.buckets):
