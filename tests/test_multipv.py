@@ -122,6 +122,16 @@ def test_the_python_engine_never_repeats_a_move(shipped):
                 assert [line.multipv for line in result.lines] == list(range(1, len(moves) + 1))
 
 
+def last_line_of_each_pv(lines: List[str]) -> List[Tuple[int, List[str]]]:
+    """(multipv, pv) of the last ``info`` line shown for each multipv number, in order."""
+    shown: Dict[int, List[str]] = {}
+    for line in lines:
+        if line.startswith("info depth") and " pv " in line and " multipv " in line:
+            info = parse_info(line)
+            shown[int(info["multipv"])] = list(info["pv"])
+    return sorted(shown.items())
+
+
 def test_over_uci_the_last_lines_before_bestmove_name_each_move_once():
     with contextmanager(ready_engine)() as engine:
         engine.send(f"setoption name MultiPV value {LINES}")
@@ -130,12 +140,7 @@ def test_over_uci_the_last_lines_before_bestmove_name_each_move_once():
             for nodes in NODE_LIMITS:
                 engine.send(f"position fen {fen}")
                 lines, best, ponder = engine.go(f"go nodes {nodes}")
-                shown: Dict[int, List[str]] = {}
-                for line in lines:
-                    if line.startswith("info depth") and " pv " in line and " multipv " in line:
-                        info = parse_info(line)
-                        shown[int(info["multipv"])] = list(info["pv"])
-                assert_consistent(fen, best, ponder, sorted(shown.items()))
+                assert_consistent(fen, best, ponder, last_line_of_each_pv(lines))
 
 
 def many_positions(count: int, seed: int = 31) -> List[str]:
@@ -169,12 +174,7 @@ def test_timed_stops_over_uci_and_in_python_never_repeat_a_move():
             engine.send("ucinewgame")
             engine.send(f"position fen {fen}")
             lines, best, ponder = engine.go(f"go movetime {ms}")
-            shown: Dict[int, List[str]] = {}
-            for line in lines:
-                if line.startswith("info depth") and " pv " in line and " multipv " in line:
-                    info = parse_info(line)
-                    shown[int(info["multipv"])] = list(info["pv"])
-            assert_consistent(fen, best, ponder, sorted(shown.items()))
+            assert_consistent(fen, best, ponder, last_line_of_each_pv(lines))
     with Engine(hash_mb=16) as python_engine:
         for fen, ms in zip(fens, times):
             result = python_engine.analyse(chess.Board(fen), movetime=ms / 1000, multipv=LINES)
