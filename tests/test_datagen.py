@@ -4,12 +4,14 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
+import threading
+import time
 
 import chess
 import pytest
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, Board, SelfPlayWorker
-from fianchetto.learn.selfplay import GameSettings, game_seed, generate
+from fianchetto.learn.selfplay import GameSettings, game_seed, generate, wait_for_workers
 
 RECORD = struct.Struct("<Q16shBBHBB")
 SETTINGS = GameSettings(nodes=400, random_plies=8, tablebases=False)
@@ -81,6 +83,21 @@ def test_decided_games_end_by_rule_or_adjudication():
     results = [worker.play(Board(), game_seed(9, g), nodes=300, max_plies=60)[1:] for g in range(6)]
     for result, plies in results:
         assert result is None or plies <= 60 + 8 + 1
+
+
+def test_progress_ticks_at_its_pace_while_the_last_worker_finishes():
+    """Once the first worker is done, the progress loop must still wait between its
+    ticks (it once spun, writing its line thousands of times while another played)."""
+    done = threading.Thread(target=lambda: None)
+    playing = threading.Thread(target=time.sleep, args=(0.3,))
+    done.start()
+    done.join()
+    playing.start()
+    ticks = []
+    started = time.monotonic()
+    wait_for_workers([done, playing], every=0.05, tick=lambda: ticks.append(1))
+    assert not playing.is_alive()
+    assert 1 <= len(ticks) <= 2 + (time.monotonic() - started) / 0.05
 
 
 def test_datagen_command_line(tmp_path):

@@ -197,14 +197,24 @@ def run_workers(target: Callable, queue: GameQueue, seed: int, settings: GameSet
                for _ in range(max(1, threads))]
     for w in workers:
         w.start()
-    while any(w.is_alive() for w in workers):
-        workers[0].join(timeout=report_every)
+
+    def tick() -> None:
         if report is not None:
             report(queue.progress.line())
         if every is not None:
             every()
-    for w in workers:
-        w.join()
+
+    wait_for_workers(workers, report_every, tick)
+
+
+def wait_for_workers(workers: List[threading.Thread], every: float, tick: Callable[[], None]) -> None:
+    """Call ``tick`` about every ``every`` seconds until all ``workers`` have ended."""
+    while True:
+        alive = [w for w in workers if w.is_alive()]
+        if not alive:
+            return
+        alive[0].join(timeout=every)
+        tick()
 
 
 def generate(path: str, positions: int, settings: GameSettings, threads: int = 1, seed: int = 1,
