@@ -71,11 +71,13 @@ class GoParams:
     movetime: int = 0
     infinite: bool = False
     perft: Optional[int] = None
+    #: A ``go perft`` line, even one whose depth was unusable: it never searches.
+    perft_asked: bool = False
 
     def has_bound(self) -> bool:
         """Does something end this search: a limit, a clock, or the GUI's stop?"""
         return bool(self.depth or self.nodes or self.mate or self.movetime or self.infinite
-                    or self.ponder or self.perft is not None or self.wtime is not None
+                    or self.ponder or self.perft_asked or self.wtime is not None
                     or self.btime is not None)
 
 

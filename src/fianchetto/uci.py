@@ -84,7 +84,6 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
     """
     params = GoParams()
     problems: List[str] = []
-    asked_perft = False
     i = 0
     while i < len(tokens):
         word = tokens[i]
@@ -98,7 +97,7 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
             if not params.searchmoves:
                 problems.append("go searchmoves without moves")
         elif word == "perft":
-            asked_perft = True
+            params.perft_asked = True
             value = tokens[i] if i < len(tokens) else None
             i += 1 if value is not None else 0
             params.perft = _go_perft_depth(value, problems)
@@ -112,7 +111,7 @@ def parse_go(tokens: List[str]) -> Tuple[GoParams, List[str]]:
                 setattr(params, word, number)
         else:
             problems.append(f"go: unknown parameter {clip(word, 20)!r} ignored")
-    if problems and not asked_perft and not params.has_bound():
+    if problems and not params.has_bound():
         params.depth = 1
         problems.append("go: no usable limit left; searching to depth 1")
     return params, problems
@@ -347,7 +346,7 @@ class UciLoop:
         params, problems = parse_go(args)
         for problem in problems:
             self.message(problem)
-        if "perft" in args:
+        if params.perft_asked:
             if params.perft is not None:
                 self.engine.perft(params.perft, self.emit)
             return
