@@ -1,0 +1,127 @@
+"""tools/campaign.py: a generation's plan, its commands, and a whole small campaign run."""
+from __future__ import annotations
+
+import fcntl
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+import campaign  # noqa: E402
+from fianchetto.learn import manifest  # noqa: E402
+
+
+def write_plan(tmp_path: Path, **changes) -> Path:
+    raw = json.loads(campaign.DEFAULT_PLAN.read_text())
+    raw.update(changes)
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def test_the_committed_plan_holds_together(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    assert plan.match is not None and plan.match.base in plan.candidates
+    assert plan.challengers() == [name for name in plan.candidates if name != plan.match.base]
+    assert set(plan.screen_data) <= {data.name for data in plan.data}
+    assert len({data.seed for data in plan.data}) == len(plan.data)
+
+
+def test_a_plan_that_does_not_hold_together_is_refused(tmp_path):
+    raw = json.loads(campaign.DEFAULT_PLAN.read_text())
+    raw["screen"]["data"] = ["elsewhere.fgame"]
+    with pytest.raises(ValueError, match="elsewhere.fgame"):
+        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path)
+    raw = json.loads(campaign.DEFAULT_PLAN.read_text())
+    raw["screen"]["match"]["base"] = "nobody"
+    with pytest.raises(ValueError, match="nobody"):
+        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path)
+
+
+def test_a_candidate_trains_on_the_screen_data_with_its_own_options_last(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    name = "s8d-h512-l20"
+    command = campaign.train_command(plan, name)
+    assert command[1:4] == ["-m", "fianchetto", "train"]
+    data = command[command.index("--data") + 1].split(",")
+    assert data == [str(tmp_path / "data" / f) for f in plan.screen_data]
+    assert command[command.index("--out") + 1] == str(tmp_path / "campaign" / plan.name / f"{name}.nnue")
+    # the candidate's lambda comes after the shared one, so it is the one argparse keeps
+    lambdas = [command[i + 1] for i, word in enumerate(command) if word == "--lambda"]
+    assert lambdas[-1] == plan.candidates[name][plan.candidates[name].index("--lambda") + 1]
+    assert command[-1] == "--resume"
+
+
+def test_a_match_starts_with_its_own_seed_and_networks_then_goes_on_from_its_folder(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    second = plan.challengers()[1]
+    command = campaign.match_command(plan, second, "/opt/fastchess")
+    assert command[command.index("--seed") + 1] == str(plan.match.seed + 1)
+    assert f"EvalFile={plan.network(plan.match.base)}" in command
+    assert f"EvalFile={plan.network(second)}" in command
+    assert command[command.index("--rounds") + 1] == str(plan.match.rounds)
+    folder = tmp_path / "matches" / "x"
+    folder.mkdir(parents=True)
+    plan.folder.mkdir(parents=True)
+    (plan.folder / f"match-{second}.folder").write_text(f"{folder}\n")
+    assert "--resume" not in campaign.match_command(plan, second, "/opt/fastchess")   # no state saved yet
+    (folder / "config.json").write_text("{}")
+    command = campaign.match_command(plan, second, "/opt/fastchess")
+    assert command[command.index("--resume") + 1] == str(folder)
+
+
+def test_a_match_is_done_once_its_row_is_logged(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    first, second = plan.challengers()[:2]
+    plan.folder.mkdir(parents=True)
+    campaign.match_log(plan).write_text(f"| 2026-12-04 | {campaign.match_title(plan, first)} (pentanomial 1, 2) |\n")
+    assert campaign.logged_row(plan, first)
+    assert campaign.logged_row(plan, second) is None
+    assert f"match  {first}" in campaign.status(plan) and "not played" in campaign.status(plan)
+
+
+def test_a_file_is_complete_by_its_manifest_and_busy_while_its_lock_is_held(tmp_path):
+    path = tmp_path / "games-s9-n10.fgame"
+    path.write_bytes(b"games")
+    assert not campaign.is_complete(path) and not campaign.is_locked(path)
+    manifest.record(str(path), {"positions": 10, "complete": False})
+    assert not campaign.is_complete(path)
+    manifest.record(str(path), {"positions": 20, "complete": True})
+    assert campaign.is_complete(path)
+    with open(path, "rb") as writer:
+        fcntl.flock(writer.fileno(), fcntl.LOCK_EX)
+        assert campaign.is_locked(path)
+    assert not campaign.is_locked(path)
+
+
+def small_plan(tmp_path: Path) -> Path:
+    return write_plan(tmp_path, name="tiny", engine=None,
+                      datagen=["--nodes", "200", "--threads", "2", "--eval-file", "none"],
+                      data=[{"file": "games-s5-n200.fgame", "seed": 5, "positions": 1500}],
+                      screen={"data": ["games-s5-n200.fgame"],
+                              "train": ["--epochs", "1", "--hidden", "16", "--batch", "256", "--seed", "2"],
+                              "candidates": {"tiny16": []}})
+
+
+def test_a_small_campaign_makes_its_data_and_network_then_has_nothing_left(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "POLL_SECONDS", 0.2)
+    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path)
+    assert campaign.run(plan, fastchess=None) == 0
+    data = plan.data_path("games-s5-n200.fgame")
+    assert campaign.is_complete(data) and campaign.data_state(data)["positions"] >= 1500
+    network = plan.network("tiny16")
+    assert network.read_bytes()[:4] and "written" in campaign.status(plan)
+    stamps = (data.stat().st_mtime_ns, network.stat().st_mtime_ns)
+    assert campaign.run(plan, fastchess=None) == 0
+    assert (data.stat().st_mtime_ns, network.stat().st_mtime_ns) == stamps
+
+
+def test_a_second_run_of_one_plan_is_refused(tmp_path):
+    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path)
+    with campaign.only_run(plan):
+        with pytest.raises(RuntimeError, match="another run"):
+            with campaign.only_run(plan):
+                pass

@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""Run a network generation's campaign on this machine: its data, its screen, the screen's matches.
+
+    python3 tools/campaign.py status [--plan docs/data/generation8-plan.json]
+    python3 tools/campaign.py run    [--plan ...] [--fastchess PATH]
+
+The plan, a JSON file committed with the code, names what a generation needs:
+the self-play files (seed, target, the datagen settings) and the build that plays
+them, the screen's candidate networks (training options) with the data they
+train on, and the matches that judge each candidate against the plan's base
+candidate. ``run`` works through it, every step resumable:
+
+- datagen plays the first file not complete, at nice 19 in the background
+  (``--resume``), then the next; a file another process is writing (its lock
+  is held) is left to that process;
+- each candidate whose network is not written trains as soon as its files are
+  complete (``fianchetto train ... --resume``: a run cut short goes on from its
+  last epoch), datagen beside it;
+- each match not yet logged is played with ``tools/sprt.py`` (both engines the
+  plan's build, one network each), datagen paused (SIGSTOP) while it plays; a
+  match cut short goes on from the folder it recorded;
+- ``run`` ends when every step is done.
+
+A working session's end kills the run and its children (one process group);
+the same command goes on where they stopped. On a new machine, without the
+cache, it starts again from the first game: a seed gives the same games
+(docs/training.md). Everything goes to the cache (``~/.cache/fianchetto``,
+``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
+``campaign/<name>/`` (networks, logs, the match folders, ``matches.md`` with a
+row per match). ``status`` prints where each step stands.
+
+fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import sprt  # noqa: E402  (the build cache and the match runner)
+from fianchetto.learn import manifest  # noqa: E402  (the installed package's)
+
+DEFAULT_PLAN = ROOT / "docs" / "data" / "generation8-plan.json"
+#: Seconds between looks at the background jobs.
+POLL_SECONDS = 30.0
+
+
+@dataclass
+class DataFile:
+    name: str
+    seed: int
+    positions: int
+
+
+@dataclass
+class Match:
+    base: str
+    tc: str
+    elo0: float
+    elo1: float
+    rounds: int
+    seed: int
+
+
+@dataclass
+class Plan:
+    name: str
+    engine: Optional[str]            # git ref of the build that plays; None: this checkout's
+    datagen: List[str]
+    data: List[DataFile]
+    screen_data: List[str]           # the files the candidates train on
+    train: List[str]                 # options every candidate shares
+    candidates: Dict[str, List[str]]  # name -> its own options (after the shared ones)
+    match: Optional[Match]
+    folder: Path                     # the campaign's own files
+    data_dir: Path                   # the data folder (datagen's default one)
+
+    def data_path(self, name: str) -> Path:
+        return self.data_dir / name
+
+    def network(self, candidate: str) -> Path:
+        return self.folder / f"{candidate}.nnue"
+
+    def challengers(self) -> List[str]:
+        """The candidates a match judges: all but the base, in the plan's order."""
+        return [name for name in self.candidates if self.match and name != self.match.base]
+
+
+def load_plan(path: Path, cache: Path = sprt.CACHE) -> Plan:
+    """The plan in `path`; ValueError naming the problem when it does not hold together."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    data = [DataFile(entry["file"], int(entry["seed"]), int(entry["positions"])) for entry in raw["data"]]
+    screen = raw["screen"]
+    match = Match(**screen["match"]) if screen.get("match") else None
+    plan = Plan(raw["name"], raw.get("engine"), list(raw["datagen"]), data, list(screen["data"]),
+                list(screen["train"]), {name: list(opts) for name, opts in screen["candidates"].items()},
+                match, cache / "campaign" / raw["name"], cache / "data")
+    known = {f.name for f in data}
+    unknown = [name for name in plan.screen_data if name not in known]
+    if unknown:
+        raise ValueError(f"the screen trains on files the plan does not make: {', '.join(unknown)}")
+    if match and match.base not in plan.candidates:
+        raise ValueError(f"the matches' base {match.base!r} is not a candidate")
+    return plan
+
+
+def data_state(path: Path) -> Dict[str, object]:
+    """What the manifest says of the data file `path` ({} when it has no entry)."""
+    try:
+        return dict(manifest.entry(str(path)) or {})
+    except ValueError:
+        return {}
+
+
+def is_complete(path: Path) -> bool:
+    return bool(data_state(path).get("complete"))
+
+
+def is_locked(path: Path) -> bool:
+    """Is a datagen run writing `path` (it holds the file's lock)?"""
+    if not path.exists():
+        return False
+    with open(path, "rb") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return False
+
+
+def engine_command(plan: Plan) -> List[str]:
+    """How to run the plan's build: built once into the cache, or this checkout's."""
+    if plan.engine is None:
+        return [sys.executable, "-m", "fianchetto"]
+    return [str(sprt.build(sprt.commit_of(plan.engine)))]
+
+
+def datagen_command(plan: Plan, engine: List[str], data: DataFile) -> List[str]:
+    return [*engine, "datagen", "--seed", str(data.seed), "--positions", str(data.positions), *plan.datagen,
+            "--out", str(plan.data_path(data.name)), "--resume"]
+
+
+def train_command(plan: Plan, candidate: str) -> List[str]:
+    files = ",".join(str(plan.data_path(name)) for name in plan.screen_data)
+    return [sys.executable, "-m", "fianchetto", "train", "--data", files, "--out", str(plan.network(candidate)),
+            *plan.train, *plan.candidates[candidate], "--resume"]
+
+
+def match_title(plan: Plan, candidate: str) -> str:
+    assert plan.match is not None
+    return f"{plan.name} screen: {candidate} vs {plan.match.base}"
+
+
+def match_log(plan: Plan) -> Path:
+    return plan.folder / "matches.md"
+
+
+def logged_row(plan: Plan, candidate: str) -> Optional[str]:
+    """The match's row in the campaign's log, once the match has ended."""
+    log = match_log(plan)
+    if not log.exists():
+        return None
+    title = f"| {match_title(plan, candidate)}"
+    rows = [line for line in log.read_text(encoding="utf-8").splitlines() if title in line]
+    return rows[-1] if rows else None
+
+
+def match_command(plan: Plan, candidate: str, fastchess: str) -> List[str]:
+    """tools/sprt.py's command for the candidate's match: a saved folder goes on."""
+    match = plan.match
+    assert match is not None
+    saved = plan.folder / f"match-{candidate}.folder"
+    if saved.exists() and Path(saved.read_text().strip(), sprt.STATE_FILE).exists():
+        return [sys.executable, str(ROOT / "tools" / "sprt.py"), "--resume", saved.read_text().strip(),
+                "--fastchess", fastchess]
+    ref = plan.engine or "HEAD"
+    index = plan.challengers().index(candidate)
+    return [sys.executable, str(ROOT / "tools" / "sprt.py"), ref, ref, "--tc", match.tc,
+            "--elo0", str(match.elo0), "--elo1", str(match.elo1), "--rounds", str(match.rounds),
+            "--seed", str(match.seed + index), "--concurrency", "2",
+            "--base-option", f"EvalFile={plan.network(match.base)}",
+            "--test-option", f"EvalFile={plan.network(candidate)}",
+            "--fastchess", fastchess, "--log", str(match_log(plan)), "--title", match_title(plan, candidate)]
+
+
+class Datagen:
+    """The background datagen: one file at a time, in the plan's order."""
+
+    def __init__(self, plan: Plan, engine: List[str]) -> None:
+        self.plan = plan
+        self.engine = engine
+        self.proc: Optional[subprocess.Popen] = None
+        self.current: Optional[DataFile] = None
+
+    def poll(self) -> bool:
+        """Start the next file when none is playing; False once every file is complete."""
+        if self.proc is not None:
+            code = self.proc.poll()
+            if code is None:
+                return True
+            if code != 0 and not is_complete(self.plan.data_path(self.current.name)):
+                raise RuntimeError(f"datagen of {self.current.name} ended with {code} (see its log)")
+            self.proc = self.current = None
+        for data in self.plan.data:
+            path = self.plan.data_path(data.name)
+            if is_complete(path):
+                continue
+            if is_locked(path):
+                return True          # another process plays it
+            path.parent.mkdir(parents=True, exist_ok=True)
+            log = open(self.plan.folder / f"datagen-{data.seed}.log", "ab")
+            self.proc = subprocess.Popen(datagen_command(self.plan, self.engine, data), stdout=log,
+                                         stderr=subprocess.STDOUT, preexec_fn=lambda: os.nice(19))
+            self.current = data
+            print(f"datagen: {data.name} (seed {data.seed}) toward {data.positions:,} positions", flush=True)
+            return True
+        return False
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop the datagen process (if this run started one) for the duration."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.terminate()
+            self.proc.wait()
+
+
+def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
+    """Wait for `proc`, keeping datagen going; RuntimeError when it fails."""
+    while proc.poll() is None:
+        datagen.poll()
+        try:
+            proc.wait(timeout=POLL_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+    if proc.returncode != 0:
+        raise RuntimeError(f"{what} ended with {proc.returncode}")
+
+
+def train_all(plan: Plan, datagen: Datagen) -> None:
+    for candidate in plan.candidates:
+        if plan.network(candidate).exists():
+            continue
+        while not all(is_complete(plan.data_path(name)) for name in plan.screen_data):
+            datagen.poll()
+            time.sleep(POLL_SECONDS)
+        print(f"train: {candidate}", flush=True)
+        with open(plan.folder / f"{candidate}.log", "ab") as log:
+            proc = subprocess.Popen(train_command(plan, candidate), stdout=log, stderr=subprocess.STDOUT)
+            wait(proc, datagen, f"training {candidate}")
+
+
+def match_all(plan: Plan, datagen: Datagen, fastchess: str) -> None:
+    for candidate in plan.challengers():
+        if logged_row(plan, candidate):
+            continue
+        print(f"match: {candidate} against {plan.match.base}", flush=True)
+        with datagen.paused(), open(plan.folder / f"match-{candidate}.log", "a") as log:
+            proc = subprocess.Popen(match_command(plan, candidate, fastchess), stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                log.write(line)
+                log.flush()
+                if line.startswith("test folder: "):
+                    folder = line[len("test folder: "):].split(" (")[0].strip()
+                    (plan.folder / f"match-{candidate}.folder").write_text(folder + "\n")
+            if proc.wait() != 0 or not logged_row(plan, candidate):
+                raise RuntimeError(f"the match of {candidate} ended without a result (see its log)")
+
+
+@contextlib.contextmanager
+def only_run(plan: Plan) -> Iterator[None]:
+    """Hold the campaign's lock: a second ``run`` of the same plan refuses."""
+    plan.folder.mkdir(parents=True, exist_ok=True)
+    with open(plan.folder / "run.lock", "w") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RuntimeError(f"another run of {plan.name} is going on") from None
+        yield
+
+
+def run(plan: Plan, fastchess: Optional[str]) -> int:
+    if plan.match and plan.challengers() and not fastchess:
+        print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
+        return 2
+    with only_run(plan):
+        datagen = Datagen(plan, engine_command(plan))
+        try:
+            datagen.poll()
+            train_all(plan, datagen)
+            if plan.match:
+                match_all(plan, datagen, fastchess or "")
+            while datagen.poll():
+                time.sleep(POLL_SECONDS)
+        finally:
+            datagen.stop()
+    print(status(plan), flush=True)
+    return 0
+
+
+def status(plan: Plan) -> str:
+    lines = []
+    for data in plan.data:
+        path = plan.data_path(data.name)
+        state = data_state(path)
+        where = ("complete" if state.get("complete") else "being written" if is_locked(path)
+                 else "stopped" if state else "not started")
+        lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
+    for candidate in plan.candidates:
+        network = plan.network(candidate)
+        state_file = network.with_name(network.name + ".train.npz")
+        where = ("written" if network.exists() else "part trained" if state_file.exists() else "not started")
+        lines.append(f"train  {candidate:28} {where}")
+    for candidate in plan.challengers():
+        row = logged_row(plan, candidate)
+        saved = (plan.folder / f"match-{candidate}.folder").exists()
+        lines.append(f"match  {candidate:28} {row if row else 'cut short, goes on' if saved else 'not played'}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=("status", "run"))
+    parser.add_argument("--plan", type=Path, default=DEFAULT_PLAN)
+    parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
+    args = parser.parse_args(argv)
+    try:
+        plan = load_plan(args.plan)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"{args.plan}: {error!r}", file=sys.stderr)
+        return 2
+    if args.command == "status":
+        print(status(plan))
+        return 0
+    try:
+        return run(plan, args.fastchess)
+    except RuntimeError as error:
+        print(f"campaign: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
