@@ -45,7 +45,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import BinaryIO, Dict, Iterator, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -205,6 +205,7 @@ class Datagen:
         self.engine = engine
         self.proc: Optional[subprocess.Popen] = None
         self.current: Optional[DataFile] = None
+        self.log: Optional[BinaryIO] = None
 
     def poll(self) -> bool:
         """Start the next file when none is playing; False once every file is complete."""
@@ -214,6 +215,7 @@ class Datagen:
                 return True
             if code != 0 and not is_complete(self.plan.data_path(self.current.name)):
                 raise RuntimeError(f"datagen of {self.current.name} ended with {code} (see its log)")
+            self.close_log()
             self.proc = self.current = None
         for data in self.plan.data:
             path = self.plan.data_path(data.name)
@@ -222,8 +224,8 @@ class Datagen:
             if is_locked(path):
                 return True          # another process plays it
             path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(self.plan.folder / f"datagen-{data.seed}.log", "ab")
-            self.proc = subprocess.Popen(datagen_command(self.plan, self.engine, data), stdout=log,
+            self.log = open(self.plan.folder / f"datagen-{data.seed}.log", "ab")
+            self.proc = subprocess.Popen(datagen_command(self.plan, self.engine, data), stdout=self.log,
                                          stderr=subprocess.STDOUT, preexec_fn=lambda: os.nice(19))
             self.current = data
             print(f"datagen: {data.name} (seed {data.seed}) toward {data.positions:,} positions", flush=True)
@@ -242,11 +244,17 @@ class Datagen:
             if proc is not None and proc.poll() is None:
                 proc.send_signal(signal.SIGCONT)
 
+    def close_log(self) -> None:
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGCONT)
-            self.proc.terminate()
+            self.proc.send_signal(signal.SIGINT)     # datagen closes its file and manifest
             self.proc.wait()
+        self.close_log()
 
 
 def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
