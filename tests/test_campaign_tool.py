@@ -23,7 +23,7 @@ def write_plan(tmp_path: Path, **changes) -> Path:
 
 
 def test_the_committed_plan_holds_together(tmp_path):
-    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     assert plan.match is not None and plan.match.base in plan.candidates
     assert plan.challengers() == [name for name in plan.candidates if name != plan.match.base]
     assert set(plan.screen_data) <= {data.name for data in plan.data}
@@ -34,15 +34,15 @@ def test_a_plan_that_does_not_hold_together_is_refused(tmp_path):
     raw = json.loads(campaign.DEFAULT_PLAN.read_text())
     raw["screen"]["data"] = ["elsewhere.fgame"]
     with pytest.raises(ValueError, match="elsewhere.fgame"):
-        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path)
+        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path, root=tmp_path)
     raw = json.loads(campaign.DEFAULT_PLAN.read_text())
     raw["screen"]["match"]["base"] = "nobody"
     with pytest.raises(ValueError, match="nobody"):
-        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path)
+        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path, root=tmp_path)
 
 
 def test_a_candidate_trains_on_the_screen_data_with_its_own_options_last(tmp_path):
-    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     name = "s8d-h512-l20"
     command = campaign.train_command(plan, name)
     assert command[1:4] == ["-m", "fianchetto", "train"]
@@ -56,7 +56,7 @@ def test_a_candidate_trains_on_the_screen_data_with_its_own_options_last(tmp_pat
 
 
 def test_a_match_starts_with_its_own_seed_and_networks_then_goes_on_from_its_folder(tmp_path):
-    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     second = plan.challengers()[1]
     command = campaign.match_command(plan, second, "/opt/fastchess")
     assert command[command.index("--seed") + 1] == str(plan.match.seed + 1)
@@ -74,10 +74,11 @@ def test_a_match_starts_with_its_own_seed_and_networks_then_goes_on_from_its_fol
 
 
 def test_a_match_is_done_once_its_row_is_logged(tmp_path):
-    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path)
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     first, second = plan.challengers()[:2]
     plan.folder.mkdir(parents=True)
-    campaign.match_log(plan).write_text(f"| 2026-12-04 | {campaign.match_title(plan, first)} (pentanomial 1, 2) |\n")
+    plan.log.parent.mkdir(parents=True, exist_ok=True)
+    plan.log.write_text(f"| 2026-12-04 | {campaign.match_title(plan, first)} (pentanomial 1, 2) |\n")
     assert campaign.logged_row(plan, first)
     assert campaign.logged_row(plan, second) is None
     assert f"match  {first}" in campaign.status(plan) and "not played" in campaign.status(plan)
@@ -98,7 +99,7 @@ def test_a_file_is_complete_by_its_manifest_and_busy_while_its_lock_is_held(tmp_
 
 
 def small_plan(tmp_path: Path) -> Path:
-    return write_plan(tmp_path, name="tiny", engine=None,
+    return write_plan(tmp_path, name="tiny", engine=None, keep="kept", log="log.md",
                       datagen=["--nodes", "200", "--threads", "2", "--eval-file", "none"],
                       data=[{"file": "games-s5-n200.fgame", "seed": 5, "positions": 1500}],
                       screen={"data": ["games-s5-n200.fgame"],
@@ -108,19 +109,31 @@ def small_plan(tmp_path: Path) -> Path:
 
 def test_a_small_campaign_makes_its_data_and_network_then_has_nothing_left(tmp_path, monkeypatch):
     monkeypatch.setattr(campaign, "POLL_SECONDS", 0.2)
-    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path)
+    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path / "cache", root=tmp_path)
     assert campaign.run(plan, fastchess=None) == 0
     data = plan.data_path("games-s5-n200.fgame")
     assert campaign.is_complete(data) and campaign.data_state(data)["positions"] >= 1500
-    network = plan.network("tiny16")
-    assert network.read_bytes()[:4] and "written" in campaign.status(plan)
-    stamps = (data.stat().st_mtime_ns, network.stat().st_mtime_ns)
+    trained, kept = plan.trained("tiny16"), tmp_path / "kept" / "tiny16.nnue"
+    assert kept.read_bytes() == trained.read_bytes() and plan.network("tiny16") == kept
+    assert f"written: {kept}" in campaign.status(plan)
+    stamps = (data.stat().st_mtime_ns, kept.stat().st_mtime_ns)
     assert campaign.run(plan, fastchess=None) == 0
-    assert (data.stat().st_mtime_ns, network.stat().st_mtime_ns) == stamps
+    assert (data.stat().st_mtime_ns, kept.stat().st_mtime_ns) == stamps
+
+
+def test_a_kept_network_is_not_trained_again_on_a_machine_without_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "POLL_SECONDS", 0.2)
+    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path / "cache", root=tmp_path)
+    kept = tmp_path / "kept" / "tiny16.nnue"
+    kept.parent.mkdir()
+    kept.write_bytes(b"a network trained on another machine")
+    assert campaign.run(plan, fastchess=None) == 0
+    assert not plan.trained("tiny16").exists()
+    assert kept.read_bytes() == b"a network trained on another machine"
 
 
 def test_a_second_run_of_one_plan_is_refused(tmp_path):
-    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path)
+    plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path, root=tmp_path)
     with campaign.only_run(plan):
         with pytest.raises(RuntimeError, match="another run"):
             with campaign.only_run(plan):

@@ -15,10 +15,13 @@ candidate. ``run`` works through it, every step resumable:
   is held) is left to that process;
 - each candidate whose network is not written trains as soon as its files are
   complete (``fianchetto train ... --resume``: a run cut short goes on from its
-  last epoch), datagen beside it;
-- each match not yet logged is played with ``tools/sprt.py`` (both engines the
-  plan's build, one network each), datagen paused (SIGSTOP) while it plays; a
-  match cut short goes on from the folder it recorded;
+  last epoch), datagen beside it; the network is then copied to the plan's
+  ``keep`` folder, to be committed: a kept network is not trained again, and
+  its match needs no data, so the screen outlives the cache;
+- each match not yet logged (in the plan's ``log``, docs/sprt.md) is played
+  with ``tools/sprt.py`` (both engines the plan's build, one network each),
+  datagen paused (SIGSTOP) while it plays; a match cut short goes on from the
+  folder it recorded;
 - ``run`` ends when every step is done.
 
 A working session's end kills the run and its children (one process group);
@@ -26,8 +29,8 @@ the same command goes on where they stopped. On a new machine, without the
 cache, it starts again from the first game: a seed gives the same games
 (docs/training.md). Everything goes to the cache (``~/.cache/fianchetto``,
 ``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
-``campaign/<name>/`` (networks, logs, the match folders, ``matches.md`` with a
-row per match). ``status`` prints where each step stands.
+``campaign/<name>/`` (networks and their training state, logs, the match
+folders). ``status`` prints where each step stands.
 
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
 """
@@ -87,27 +90,41 @@ class Plan:
     match: Optional[Match]
     folder: Path                     # the campaign's own files
     data_dir: Path                   # the data folder (datagen's default one)
+    keep: Optional[Path]             # where trained networks are copied, to be committed
+    log: Path                        # the matches' rows (tools/sprt.py's --log)
 
     def data_path(self, name: str) -> Path:
         return self.data_dir / name
 
-    def network(self, candidate: str) -> Path:
+    def trained(self, candidate: str) -> Path:
+        """Where the candidate's training writes its network (and its state beside it)."""
         return self.folder / f"{candidate}.nnue"
+
+    def kept(self, candidate: str) -> Optional[Path]:
+        return self.keep / f"{candidate}.nnue" if self.keep else None
+
+    def network(self, candidate: str) -> Path:
+        """The candidate's network: the kept copy when there is one (it outlives the cache)."""
+        kept = self.kept(candidate)
+        return kept if kept is not None and kept.exists() else self.trained(candidate)
 
     def challengers(self) -> List[str]:
         """The candidates a match judges: all but the base, in the plan's order."""
         return [name for name in self.candidates if self.match and name != self.match.base]
 
 
-def load_plan(path: Path, cache: Path = sprt.CACHE) -> Plan:
-    """The plan in `path`; ValueError naming the problem when it does not hold together."""
+def load_plan(path: Path, cache: Path = sprt.CACHE, root: Path = ROOT) -> Plan:
+    """The plan in `path` (its ``keep`` and ``log`` paths relative to `root`);
+    ValueError naming the problem when it does not hold together."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     data = [DataFile(entry["file"], int(entry["seed"]), int(entry["positions"])) for entry in raw["data"]]
     screen = raw["screen"]
     match = Match(**screen["match"]) if screen.get("match") else None
     plan = Plan(raw["name"], raw.get("engine"), list(raw["datagen"]), data, list(screen["data"]),
                 list(screen["train"]), {name: list(opts) for name, opts in screen["candidates"].items()},
-                match, cache / "campaign" / raw["name"], cache / "data")
+                match, cache / "campaign" / raw["name"], cache / "data",
+                root / raw["keep"] if raw.get("keep") else None,
+                root / raw["log"] if raw.get("log") else cache / "campaign" / raw["name"] / "matches.md")
     known = {f.name for f in data}
     unknown = [name for name in plan.screen_data if name not in known]
     if unknown:
@@ -156,7 +173,7 @@ def datagen_command(plan: Plan, engine: List[str], data: DataFile) -> List[str]:
 
 def train_command(plan: Plan, candidate: str) -> List[str]:
     files = ",".join(str(plan.data_path(name)) for name in plan.screen_data)
-    return [sys.executable, "-m", "fianchetto", "train", "--data", files, "--out", str(plan.network(candidate)),
+    return [sys.executable, "-m", "fianchetto", "train", "--data", files, "--out", str(plan.trained(candidate)),
             *plan.train, *plan.candidates[candidate], "--resume"]
 
 
@@ -165,13 +182,9 @@ def match_title(plan: Plan, candidate: str) -> str:
     return f"{plan.name} screen: {candidate} vs {plan.match.base}"
 
 
-def match_log(plan: Plan) -> Path:
-    return plan.folder / "matches.md"
-
-
 def logged_row(plan: Plan, candidate: str) -> Optional[str]:
     """The match's row in the campaign's log, once the match has ended."""
-    log = match_log(plan)
+    log = plan.log
     if not log.exists():
         return None
     title = f"| {match_title(plan, candidate)}"
@@ -194,7 +207,7 @@ def match_command(plan: Plan, candidate: str, fastchess: str) -> List[str]:
             "--seed", str(match.seed + index), "--concurrency", "2",
             "--base-option", f"EvalFile={plan.network(match.base)}",
             "--test-option", f"EvalFile={plan.network(candidate)}",
-            "--fastchess", fastchess, "--log", str(match_log(plan)), "--title", match_title(plan, candidate)]
+            "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, candidate)]
 
 
 class Datagen:
@@ -271,15 +284,28 @@ def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
 
 def train_all(plan: Plan, datagen: Datagen) -> None:
     for candidate in plan.candidates:
-        if plan.network(candidate).exists():
-            continue
-        while not all(is_complete(plan.data_path(name)) for name in plan.screen_data):
-            datagen.poll()
-            time.sleep(POLL_SECONDS)
-        print(f"train: {candidate}", flush=True)
-        with open(plan.folder / f"{candidate}.log", "ab") as log:
-            proc = subprocess.Popen(train_command(plan, candidate), stdout=log, stderr=subprocess.STDOUT)
-            wait(proc, datagen, f"training {candidate}")
+        if not plan.network(candidate).exists():
+            train(plan, datagen, candidate)
+        keep(plan, candidate)
+
+
+def train(plan: Plan, datagen: Datagen, candidate: str) -> None:
+    while not all(is_complete(plan.data_path(name)) for name in plan.screen_data):
+        datagen.poll()
+        time.sleep(POLL_SECONDS)
+    print(f"train: {candidate}", flush=True)
+    with open(plan.folder / f"{candidate}.log", "ab") as log:
+        proc = subprocess.Popen(train_command(plan, candidate), stdout=log, stderr=subprocess.STDOUT)
+        wait(proc, datagen, f"training {candidate}")
+
+
+def keep(plan: Plan, candidate: str) -> None:
+    """Copy a trained network where the plan keeps them (to be committed)."""
+    kept = plan.kept(candidate)
+    if kept is not None and not kept.exists():
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(plan.trained(candidate), kept)
+        print(f"kept: {kept} (commit it: the matches need it, the data may not last)", flush=True)
 
 
 def match_all(plan: Plan, datagen: Datagen, fastchess: str) -> None:
@@ -341,9 +367,10 @@ def status(plan: Plan) -> str:
                  else "stopped" if state else "not started")
         lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
     for candidate in plan.candidates:
-        network = plan.network(candidate)
-        state_file = network.with_name(network.name + ".train.npz")
-        where = ("written" if network.exists() else "part trained" if state_file.exists() else "not started")
+        network, trained = plan.network(candidate), plan.trained(candidate)
+        state_file = trained.with_name(trained.name + ".train.npz")
+        where = (f"written: {network}" if network.exists() else "part trained" if state_file.exists()
+                 else "not started")
         lines.append(f"train  {candidate:28} {where}")
     for candidate in plan.challengers():
         row = logged_row(plan, candidate)
