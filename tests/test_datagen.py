@@ -1,6 +1,7 @@
 """Self-play data generation in the core: reproducible bytes, sound records."""
 from __future__ import annotations
 
+import io
 import struct
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import chess
 import pytest
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, Board, SelfPlayWorker
-from fianchetto.learn.selfplay import GameSettings, game_seed, generate, wait_for_workers
+from fianchetto.learn.selfplay import GameSettings, ProgressLine, game_seed, generate, wait_for_workers
 
 RECORD = struct.Struct("<Q16shBBHBB")
 SETTINGS = GameSettings(nodes=400, random_plies=8, tablebases=False)
@@ -98,6 +99,35 @@ def test_progress_ticks_at_its_pace_while_the_last_worker_finishes():
     wait_for_workers([done, playing], every=0.05, tick=lambda: ticks.append(1))
     assert not playing.is_alive()
     assert 1 <= len(ticks) <= 2 + (time.monotonic() - started) / 0.05
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_progress_line_is_rewritten_in_place_on_a_terminal():
+    terminal = Terminal()
+    report = ProgressLine(terminal, every=60)
+    for line in ("one", "two", "three"):
+        report(line)
+    report.close()
+    assert terminal.getvalue() == "\rone\rtwo\rthree\n"
+    untouched = Terminal()
+    ProgressLine(untouched).close()
+    assert untouched.getvalue() == ""
+
+
+def test_a_log_gets_a_whole_progress_line_now_and_then_and_the_last_one():
+    log = io.StringIO()
+    report = ProgressLine(log, every=60)
+    for line in ("one", "two", "three"):
+        report(line)
+    report.close()
+    assert log.getvalue() == "one\nthree\n"
+    quiet = io.StringIO()
+    ProgressLine(quiet, every=60).close()
+    assert quiet.getvalue() == ""
 
 
 def test_datagen_command_line(tmp_path):
