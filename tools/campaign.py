@@ -32,7 +32,9 @@ cache, it starts again from the first game: a seed gives the same games
 ``campaign/<name>/`` (networks and their training state, logs, the match
 folders). ``status`` prints where each step stands.
 
-fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
+Run it with the Python the project is installed in (a virtual environment's):
+it reads the data's manifest and trains with that install. fastchess is found
+through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
 """
 from __future__ import annotations
 
@@ -251,6 +253,8 @@ class Datagen:
         proc = self.proc
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGSTOP)
+        elif any(is_locked(self.plan.data_path(data.name)) for data in self.plan.data):
+            print("warning: a datagen this run did not start goes on beside the match", flush=True)
         try:
             yield
         finally:
