@@ -18,7 +18,7 @@ from core_cy import core
 from fianchetto import Engine
 from fianchetto.benchmark import BENCH_FENS
 from fianchetto.evaluation import for_tool
-from support.uci_pipe import BESTMOVE_LINE, parse_info, ready_engine
+from support.uci_pipe import parse_info, ready_engine
 
 LINES = 3
 #: Node limits that stop the bench positions' searches at every stage of an iteration.

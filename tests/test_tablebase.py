@@ -1,6 +1,5 @@
 """Root tablebase decisions keep wins and draws (checked with python-chess's prober)."""
 import random
-from pathlib import Path
 
 import chess
 import chess.syzygy

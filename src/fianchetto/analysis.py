@@ -40,7 +40,7 @@ from fianchetto.board import Board
 from fianchetto.score import Score, SearchInfo, event_from_core, normalised
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
 from fianchetto.timeman import plan
-from fianchetto.wdl import WdlModel, load_model, material_of_fen
+from fianchetto.wdl import load_model, material_of_fen
 
 
 @dataclass(frozen=True)

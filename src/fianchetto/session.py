@@ -247,7 +247,7 @@ class UciSession:
         self._startup_problems = []
         if self._search is None:
             try:
-                self.search
+                self._allocate_hash(int(self.options["Hash"]))
             except (MemoryError, ValueError, OverflowError) as exc:
                 self.listener.message(f"cannot allocate {self.options['Hash']} MB of hash ({exc}); using 1 MB")
                 self.options.set("Hash", 1)

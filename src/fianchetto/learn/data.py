@@ -284,7 +284,7 @@ def decode_boards(records: np.ndarray) -> List[chess.Board]:
     """
     row, _slot, square, code = decode_pieces(records)
     boards = []
-    for i, record in enumerate(records):
+    for record in records:
         board = chess.Board.empty()
         board.turn = chess.WHITE if record["stm"] == 0 else chess.BLACK
         board.fullmove_number = int(record["fullmove"])
