@@ -81,6 +81,27 @@ def test_a_file_goes_on_only_with_the_search_that_began_it(tmp_path):
     assert manifest.entry(str(path))["search"] == "bench8:2000"
 
 
+def test_a_file_goes_on_only_with_the_hash_size_and_tablebases_that_began_it(tmp_path):
+    """The table's size changes what a node budget finds, and the tablebases end
+    games early, so both change a seed's games: a resume with another --hash or
+    --syzygy-path would mix two kinds of games under one seed."""
+    path = tmp_path / "h.fgame"
+    generate_games(str(path), 300, SETTINGS, seed=4, hash_mb=4, network="hce")
+    assert manifest.entry(str(path))["hash"] == 4
+    with pytest.raises(ValueError, match="hash was 4, now 8"):
+        generate_games(str(path), 600, SETTINGS, seed=4, hash_mb=8, resume=True, network="hce")
+    with_tables = GameSettings(nodes=300, random_plies=8, tablebases=True)
+    with pytest.raises(ValueError, match="tablebases was False, now True"):
+        generate_games(str(path), 600, with_tables, seed=4, hash_mb=4, resume=True, network="hce")
+    # An entry from before the manifest named the hash still goes on, and gains it.
+    where = tmp_path / manifest.NAME
+    old = json.loads(where.read_text())
+    del old["files"]["h.fgame"]["hash"]
+    where.write_text(json.dumps(old))
+    generate_games(str(path), 600, SETTINGS, seed=4, hash_mb=4, resume=True, network="hce")
+    assert manifest.entry(str(path))["hash"] == 4
+
+
 def test_the_search_fingerprint_is_the_bench_signature_of_the_evaluation():
     from fianchetto.evaluation import for_tool
     from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES

@@ -20,11 +20,14 @@ from typing import Any, Dict, Optional
 
 NAME = "manifest.json"
 FORMAT = 1
-#: Settings that must agree for a run to resume a file: they name its games.
-IDENTITY = ("format", "seed", "nodes", "random_plies", "dfrc", "network", "max_opening_score", "search")
+#: Settings that must agree for a run to resume a file: they name its games (the
+#: hash size too: at a fixed node budget the table's size changes what a search
+#: finds; the thread count does not, each game being searched by one thread).
+IDENTITY = ("format", "seed", "nodes", "random_plies", "dfrc", "network", "max_opening_score", "search",
+            "hash", "tablebases")
 #: Identity keys that entries written before the key existed lack: such a file
 #: still resumes (and the entry gains the key).
-ADDED_LATER = ("search",)
+ADDED_LATER = ("search", "hash")
 
 
 def path_for(data_file: str) -> str:

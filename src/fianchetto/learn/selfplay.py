@@ -296,13 +296,14 @@ def search_id(evaluation: Any) -> str:
     return f"bench{FINGERPRINT_DEPTH}:{run_bench(FINGERPRINT_DEPTH, network=evaluation).nodes}"
 
 
-def manifest_fields(settings: GameSettings, seed: int, network: str, search: str) -> Dict[str, object]:
+def manifest_fields(settings: GameSettings, seed: int, network: str, search: str,
+                    hash_mb: int) -> Dict[str, object]:
     from fianchetto.learn import manifest
 
     return {"format": manifest.FORMAT, "seed": seed, "nodes": settings.nodes,
             "random_plies": settings.random_plies, "dfrc": settings.dfrc, "network": network,
             "max_opening_score": settings.max_opening_score, "tablebases": settings.tablebases,
-            "search": search}
+            "search": search, "hash": hash_mb}
 
 
 def generate_games(path: str, positions: int, settings: GameSettings, threads: int = 1, seed: int = 1,
@@ -314,7 +315,7 @@ def generate_games(path: str, positions: int, settings: GameSettings, threads: i
     an existing file is refused. The manifest beside the file is kept up to date."""
     from fianchetto.learn import games, manifest
 
-    fields = manifest_fields(settings, seed, network, search)
+    fields = manifest_fields(settings, seed, network, search, hash_mb)
     if os.path.exists(path) and os.path.getsize(path) > 0:
         if not resume:
             raise FileExistsError(f"{path} exists; --resume goes on with it")
