@@ -3,8 +3,10 @@ manifest, filtered when read, and the same positions as the 32-byte records."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import chess
 import numpy as np
@@ -211,6 +213,27 @@ def test_datagen_command_line_resumes_and_lists(tmp_path):
     listing = subprocess.run(base + ["--list"], capture_output=True, text=True, timeout=60)
     assert "cli.fgame" in listing.stdout and "complete" in listing.stdout
     assert json.loads((tmp_path / manifest.NAME).read_text())["files"]["cli.fgame"]["positions"] >= 240
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_run_stopped_by_a_signal_keeps_its_games_and_writes_its_manifest(tmp_path, stop):
+    """SIGTERM, or SIGINT to a run started with SIGINT ignored (as nohup and a
+    shell's ``&`` start it), ends the run like Ctrl-C: the manifest counts every
+    game the file holds, and --resume goes on."""
+    out = tmp_path / "stopped.fgame"
+    proc = subprocess.Popen([sys.executable, "-m", "fianchetto", "datagen", "--out", str(out), "--nodes", "300",
+                             "--seed", "6", "--eval-file", "none", "--positions", "100000000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 60
+    while (not out.exists() or out.stat().st_size < 2000) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(stop)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in stderr
+    stored = [g for g in games.read_games(str(out)) if g.result is not None]
+    entry = manifest.entry(str(out))
+    assert entry["games"] == len(stored) > 0 and entry["complete"] is False
 
 
 def test_a_second_run_on_a_file_being_written_is_refused(tmp_path):

@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import os
 import random
+import signal
 import sys
 import threading
 import time
@@ -382,6 +383,17 @@ def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.A
     return parser
 
 
+def interrupt_on_stop_signals() -> None:
+    """SIGTERM, and SIGINT even where the shell started the run ignoring it (nohup,
+    ``&``), end the run as Ctrl-C does: every finished game stays in the file and
+    the manifest is written before the process exits."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, interrupt)
+
+
 def default_out(args: argparse.Namespace) -> str:
     suffix = "fgame" if args.format == "games" else "bin"
     return os.path.join(DATA_DIR, f"games-s{args.seed}-n{args.nodes}.{suffix}")
@@ -421,6 +433,7 @@ def main_datagen(args: argparse.Namespace) -> int:
                             dfrc=args.dfrc, evaluation=chosen)
 
     report = ProgressLine(sys.stderr)
+    interrupt_on_stop_signals()
     try:
         if args.format == "games":
             progress = generate_games(out, args.positions, settings, args.threads, args.seed, args.hash, report,
