@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 import campaign  # noqa: E402
-from fianchetto.learn import manifest  # noqa: E402
+from fianchetto.learn import games, manifest  # noqa: E402
 
 
 def write_plan(tmp_path: Path, **changes) -> Path:
@@ -130,6 +134,34 @@ def test_a_kept_network_is_not_trained_again_on_a_machine_without_the_cache(tmp_
     assert campaign.run(plan, fastchess=None) == 0
     assert not plan.trained("tiny16").exists()
     assert kept.read_bytes() == b"a network trained on another machine"
+
+
+def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):
+    """SIGTERM to a run started as nohup starts it (SIGINT ignored) stops it: its
+    datagen ends as Ctrl-C ends it, the manifest counting every game on disk,
+    and no process of the run is left."""
+    plan_path = write_plan(tmp_path, name="long", engine=None,
+                           datagen=["--nodes", "200", "--threads", "1", "--eval-file", "none"],
+                           data=[{"file": "games-s7-n200.fgame", "seed": 7, "positions": 100000000}],
+                           screen={"data": ["games-s7-n200.fgame"], "train": ["--epochs", "1"],
+                                   "candidates": {"later": []}})
+    cache = tmp_path / "cache"
+    data = cache / "data" / "games-s7-n200.fgame"
+    run = subprocess.Popen([sys.executable, str(campaign.ROOT / "tools" / "campaign.py"), "run", "--plan",
+                            str(plan_path)], env=dict(os.environ, FIANCHETTO_CACHE=str(cache)),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 60
+    while (not data.exists() or data.stat().st_size < 2000) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    output, _ = run.communicate(timeout=100)
+    assert run.returncode == 130 and "goes on" in output
+    assert not campaign.is_locked(data)          # the datagen has ended
+    stored = [game for game in games.read_games(str(data)) if game.result is not None]
+    assert manifest.entry(str(data))["games"] == len(stored) > 0
+    log = (cache / "campaign" / "long" / "datagen-7.log").read_text()
+    assert "interrupted" in log
 
 
 def test_a_second_run_of_one_plan_is_refused(tmp_path):

@@ -50,7 +50,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Dict, Iterator, List, Optional
+from typing import Any, BinaryIO, Dict, Iterator, List, Optional, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -212,6 +212,42 @@ def match_command(plan: Plan, candidate: str, fastchess: str) -> List[str]:
             "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, candidate)]
 
 
+#: Seconds a child is given to end by itself (datagen writes its manifest) before it is killed.
+STOP_SECONDS = 120.0
+
+
+def interruptible_child() -> None:
+    """In a child, before it runs: SIGINT back to its default, which a shell's ``&``
+    or nohup left ignored, so that Python's Ctrl-C handling applies there."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def background_child() -> None:
+    interruptible_child()
+    os.nice(19)
+
+
+def end_child(proc: subprocess.Popen, group: bool = False) -> None:
+    """Ask a child to end as Ctrl-C does (with `group`, every process of the group
+    it leads: a match and its fastchess), and kill it if it has not within STOP_SECONDS."""
+    def send(signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            if group:
+                os.killpg(proc.pid, signum)
+            else:
+                proc.send_signal(signum)
+
+    if proc.poll() is not None:
+        return
+    send(signal.SIGCONT)
+    send(signal.SIGINT)
+    try:
+        proc.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        send(signal.SIGKILL)
+        proc.wait()
+
+
 class Datagen:
     """The background datagen: one file at a time, in the plan's order."""
 
@@ -241,7 +277,7 @@ class Datagen:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.log = open(self.plan.folder / f"datagen-{data.seed}.log", "ab")
             self.proc = subprocess.Popen(datagen_command(self.plan, self.engine, data), stdout=self.log,
-                                         stderr=subprocess.STDOUT, preexec_fn=lambda: os.nice(19))
+                                         stderr=subprocess.STDOUT, preexec_fn=background_child)
             self.current = data
             print(f"datagen: {data.name} (seed {data.seed}) toward {data.positions:,} positions", flush=True)
             return True
@@ -267,21 +303,25 @@ class Datagen:
             self.log = None
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.send_signal(signal.SIGINT)     # datagen closes its file and manifest
-            self.proc.wait()
+        """End the datagen as Ctrl-C does: it closes its file and writes its manifest."""
+        if self.proc is not None:
+            end_child(self.proc)
         self.close_log()
 
 
 def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
-    """Wait for `proc`, keeping datagen going; RuntimeError when it fails."""
-    while proc.poll() is None:
-        datagen.poll()
-        try:
-            proc.wait(timeout=POLL_SECONDS)
-        except subprocess.TimeoutExpired:
-            pass
+    """Wait for `proc`, keeping datagen going; RuntimeError when it fails. When
+    the wait itself is interrupted, `proc` is ended before the error goes on."""
+    try:
+        while proc.poll() is None:
+            datagen.poll()
+            try:
+                proc.wait(timeout=POLL_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+    except BaseException:
+        end_child(proc)
+        raise
     if proc.returncode != 0:
         raise RuntimeError(f"{what} ended with {proc.returncode}")
 
@@ -299,7 +339,8 @@ def train(plan: Plan, datagen: Datagen, candidate: str) -> None:
         time.sleep(POLL_SECONDS)
     print(f"train: {candidate}", flush=True)
     with open(plan.folder / f"{candidate}.log", "ab") as log:
-        proc = subprocess.Popen(train_command(plan, candidate), stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(train_command(plan, candidate), stdout=log, stderr=subprocess.STDOUT,
+                                preexec_fn=interruptible_child)
         wait(proc, datagen, f"training {candidate}")
 
 
@@ -318,17 +359,28 @@ def match_all(plan: Plan, datagen: Datagen, fastchess: str) -> None:
             continue
         print(f"match: {candidate} against {plan.match.base}", flush=True)
         with datagen.paused(), open(plan.folder / f"match-{candidate}.log", "a") as log:
+            # A group of its own, so that an interrupted campaign stops fastchess too
+            # (which saves its state for the match to go on).
             proc = subprocess.Popen(match_command(plan, candidate, fastchess), stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                log.write(line)
-                log.flush()
-                if line.startswith("test folder: "):
-                    folder = line[len("test folder: "):].split(" (")[0].strip()
-                    (plan.folder / f"match-{candidate}.folder").write_text(folder + "\n")
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            try:
+                follow_match(plan, candidate, proc, log)
+            except BaseException:
+                end_child(proc, group=True)
+                raise
             if proc.wait() != 0 or not logged_row(plan, candidate):
                 raise RuntimeError(f"the match of {candidate} ended without a result (see its log)")
+
+
+def follow_match(plan: Plan, candidate: str, proc: subprocess.Popen, log: TextIO) -> None:
+    """Copy the match's output to its log, noting the folder it plays in."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        log.write(line)
+        log.flush()
+        if line.startswith("test folder: "):
+            folder = line[len("test folder: "):].split(" (")[0].strip()
+            (plan.folder / f"match-{candidate}.folder").write_text(folder + "\n")
 
 
 @contextlib.contextmanager
@@ -397,11 +449,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.command == "status":
         print(status(plan))
         return 0
+    stop_on_signals()
     try:
         return run(plan, args.fastchess)
     except RuntimeError as error:
         print(f"campaign: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("campaign: stopped; the same command goes on from here", file=sys.stderr)
+        return 130
+
+
+def stop_on_signals() -> None:
+    """SIGTERM, and SIGINT even where nohup or a shell's ``&`` left it ignored,
+    stop the run as Ctrl-C does: its children are ended first (datagen writes its
+    manifest, a match saves its state)."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, interrupt)
 
 
 if __name__ == "__main__":
