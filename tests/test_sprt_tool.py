@@ -23,6 +23,39 @@ LLR: 2.55 (86.5%) (-2.94, 2.94) [0.00, 10.00]
 """
 
 
+LOG = """\
+# Test log
+
+Prose.
+
+| date | change | base |
+|---|---|---|
+| 2026-11-23 | first | `aaaa` |
+| 2026-11-24 | second | `bbbb` |
+
+Notes on the rows.
+
+## Paused candidates
+
+| patch | change |
+|---|---|
+| `x.patch` | an idea |
+"""
+
+
+def test_a_row_joins_the_end_of_the_log_table_not_the_end_of_the_file(tmp_path):
+    log = tmp_path / "sprt.md"
+    log.write_text(LOG, encoding="utf-8")
+    sprt.add_rows(log, ["| 2026-12-04 | third | `cccc` |", "| 2026-12-04 | fourth | `dddd` |"])
+    lines = log.read_text(encoding="utf-8").splitlines()
+    second = lines.index("| 2026-11-24 | second | `bbbb` |")
+    assert lines[second + 1:second + 4] == ["| 2026-12-04 | third | `cccc` |", "| 2026-12-04 | fourth | `dddd` |", ""]
+    assert lines[-1] == "| `x.patch` | an idea |"
+    fresh = tmp_path / "new.md"                 # no table yet: the rows start the file
+    sprt.add_rows(fresh, ["| 2026-12-04 | only | `eeee` |"])
+    assert fresh.read_text(encoding="utf-8") == "| 2026-12-04 | only | `eeee` |\n"
+
+
 def test_the_logistic_elo_is_read_not_the_normalised_one():
     found = sprt.parse_summary("Elo: 1.00 +/- 9.00, nElo: 2.00 +/- 9.00\n" + SUMMARY)
     assert found["elo"] == "96.19 32.90"

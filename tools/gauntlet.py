@@ -15,8 +15,8 @@ set when the engine declares it (Toga II has no ``Threads``: it is single
 threaded anyway). fastchess plays colour-reversed pairs from balanced openings,
 concurrency 2, adjudicated as tools/sprt.py adjudicates, and the script prints
 one Markdown row per opponent, as the table of docs/gauntlet.md keeps them;
-``--log`` appends them there. Games and fastchess's output go to
-``~/.cache/fianchetto/gauntlets/<commit>-<pid>/<opponent>.pgn`` and ``.out``.
+``--log`` adds them at the end of that table (notes follow it). Games and
+fastchess's output go to ``~/.cache/fianchetto/gauntlets/<commit>-<pid>/<opponent>.pgn`` and ``.out``.
 """
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import opponents
-from sprt import ADJUDICATION, CACHE, DEFAULT_OPENINGS, Outcome, build, commit_of, outcome_of, parse_summary
+from sprt import (ADJUDICATION, CACHE, DEFAULT_OPENINGS, Outcome, add_rows, build, commit_of, outcome_of,
+                  parse_summary)
 
 DEFAULT_OPPONENTS = ["glaurung=/usr/games/glaurung", "toga=/usr/games/toga2"]
 #: The settings of a fair engine match; each is sent only to engines that declare it.
@@ -111,7 +112,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="opening order")
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS))
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
-    parser.add_argument("--log", default=None, help="append the rows to this file (docs/gauntlet.md)")
+    parser.add_argument("--log", default=None, help="add the rows to this file's results table (docs/gauntlet.md)")
     args = parser.parse_args(argv)
     if not args.fastchess:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
@@ -138,8 +139,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         rows.append(row(commit, name, args.tc, result, summary.get("ptnml", "")))
         print(rows[-1], flush=True)
     if args.log:
-        with open(args.log, "a", encoding="utf-8") as log:
-            log.write("".join(line + "\n" for line in rows))
+        add_rows(Path(args.log), rows)
     return 0 if complete else 1
 
 

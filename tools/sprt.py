@@ -260,14 +260,28 @@ def play(command: List[str], folder: Path) -> Dict[str, str]:
     return parse_summary("".join(output))
 
 
+def add_rows(log: Path, rows: List[str]) -> None:
+    """Add `rows` at the end of the log's results table, its first table with a
+    ``date`` column (the log goes on below it with notes and other tables); with
+    no such table, at the end of the file."""
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    where = len(lines)
+    header = next((i for i, line in enumerate(lines) if line.startswith("| date |")), None)
+    if header is not None:
+        where = header + 1
+        while where < len(lines) and lines[where].startswith("|"):
+            where += 1
+    lines[where:where] = rows
+    log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
 def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str],
            folder: Optional[Path] = None) -> int:
     """Print the log row, append it to the log when there is one."""
     row = log_row(args, base, test, summary, saved_counts(folder) if folder else None)
     print(row)
     if args.log:
-        with open(args.log, "a", encoding="utf-8") as log:
-            log.write(row + "\n")
+        add_rows(Path(args.log), [row])
     return 0 if summary else 1
 
 
@@ -361,7 +375,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
     parser.add_argument("--carry", metavar="W-D-L/LL,LD,DD+WL,WD,WW",
                         help="go on from the counts an earlier run of the same two builds logged")
-    parser.add_argument("--log", default=None, help="append the result row to this file (docs/sprt.md)")
+    parser.add_argument("--log", default=None, help="add the result row to this file's results table (docs/sprt.md)")
     parser.add_argument("--title", default="", help="what the test changes, for the log")
     args = parser.parse_args(argv)
     if not args.fastchess:
