@@ -164,6 +164,17 @@ def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):
     assert "interrupted" in log
 
 
+def test_without_fastchess_the_data_and_training_go_on_and_the_matches_wait(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "POLL_SECONDS", 0.2)
+    raw = json.loads(small_plan(tmp_path).read_text())
+    raw["screen"]["candidates"] = {"tiny16": [], "tiny32": ["--hidden", "32"]}
+    raw["screen"]["match"] = {"base": "tiny16", "tc": "1+0.01", "elo0": 0, "elo1": 10, "rounds": 1, "seed": 1}
+    plan = campaign.load_plan(write_plan(tmp_path, **raw), cache=tmp_path / "cache", root=tmp_path)
+    assert campaign.run(plan, fastchess=None) == 3
+    assert plan.network("tiny16").exists() and plan.network("tiny32").exists()
+    assert "match  tiny32" in campaign.status(plan) and "not played" in campaign.status(plan)
+
+
 def test_a_second_run_of_one_plan_is_refused(tmp_path):
     plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path, root=tmp_path)
     with campaign.only_run(plan):

@@ -34,7 +34,8 @@ folders). ``status`` prints where each step stands.
 
 Run it with the Python the project is installed in (a virtual environment's):
 it reads the data's manifest and trains with that install. fastchess is found
-through ``--fastchess``, ``$FASTCHESS`` or ``PATH``.
+through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; without it the data and
+the training go on and the matches wait (exit status 3).
 """
 from __future__ import annotations
 
@@ -396,22 +397,24 @@ def only_run(plan: Plan) -> Iterator[None]:
 
 
 def run(plan: Plan, fastchess: Optional[str]) -> int:
-    if plan.match and plan.challengers() and not fastchess:
-        print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
-        return 2
+    """Every step of the plan not yet done; 0 when all are, 3 when the matches
+    were left for want of fastchess (the data and the training go on without it)."""
+    matches = bool(plan.match and plan.challengers())
+    if matches and not fastchess:
+        print("warning: fastchess not found (--fastchess or FASTCHESS): the matches will wait", flush=True)
     with only_run(plan):
         datagen = Datagen(plan, engine_command(plan))
         try:
             datagen.poll()
             train_all(plan, datagen)
-            if plan.match:
-                match_all(plan, datagen, fastchess or "")
+            if matches and fastchess:
+                match_all(plan, datagen, fastchess)
             while datagen.poll():
                 time.sleep(POLL_SECONDS)
         finally:
             datagen.stop()
     print(status(plan), flush=True)
-    return 0
+    return 3 if matches and not fastchess else 0
 
 
 def status(plan: Plan) -> str:
