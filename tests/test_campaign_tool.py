@@ -140,7 +140,7 @@ def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):
     """SIGTERM to a run started as nohup starts it (SIGINT ignored) stops it: its
     datagen ends as Ctrl-C ends it, the manifest counting every game on disk,
     and no process of the run is left."""
-    plan_path = write_plan(tmp_path, name="long", engine=None,
+    plan_path = write_plan(tmp_path, name="long", engine=None, keep=None, log=None,
                            datagen=["--nodes", "200", "--threads", "1", "--eval-file", "none"],
                            data=[{"file": "games-s7-n200.fgame", "seed": 7, "positions": 100000000}],
                            screen={"data": ["games-s7-n200.fgame"], "train": ["--epochs", "1"],
