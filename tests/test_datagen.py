@@ -12,7 +12,8 @@ import chess
 import pytest
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, Board, SelfPlayWorker
-from fianchetto.learn.selfplay import GameSettings, ProgressLine, game_seed, generate, wait_for_workers
+from fianchetto.learn.progress import ProgressLine
+from fianchetto.learn.selfplay import GameSettings, game_seed, generate, wait_for_workers
 
 RECORD = struct.Struct("<Q16shBBHBB")
 SETTINGS = GameSettings(nodes=400, random_plies=8, tablebases=False)

@@ -7,6 +7,7 @@ epochs.
 from __future__ import annotations
 
 import importlib
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, en
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
+    Progress,
     TrainConfig,
     batch_features,
     batch_loss,
@@ -462,3 +464,25 @@ def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:
         output_forward(np.ascontiguousarray(acc[:, :40]), out_w, out_b, bucket, y)
     with pytest.raises(ValueError, match="bucket 8"):
         output_forward(acc, out_w, out_b, np.full(n, 8, dtype=np.int64), y)
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_training_progress_is_whole_lines_in_a_log_and_rewritten_on_a_terminal():
+    log = io.StringIO()
+    progress = Progress("epoch 1/1", 1000, log, interval=0)
+    for _ in range(10):
+        progress.update(100, 0.5)
+    progress.close()
+    lines = log.getvalue().split("\n")
+    assert "\r" not in log.getvalue() and lines[-1] == ""
+    assert len(lines) == 3 and "  0.0%" not in lines[0] and "100.0% 1000/1000" in lines[1]
+    terminal = Terminal()
+    progress = Progress("epoch 1/1", 1000, terminal, interval=0)
+    for _ in range(10):
+        progress.update(100, 0.5)
+    progress.close()
+    assert terminal.getvalue().count("\r") == 10 and terminal.getvalue().endswith("\n")

@@ -27,9 +27,10 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, List, Optional, TextIO, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, DATA_RECORD_BYTES, DATA_VERSION, Board, SelfPlayWorker
+from fianchetto.learn.progress import ProgressLine
 
 GOLDEN = 0x9E3779B97F4A7C15
 MASK64 = (1 << 64) - 1
@@ -114,44 +115,6 @@ class Progress:
         return (f"positions {self.positions}/{self.target}  {rate:.0f}/s  games {self.games} "
                 f"(+{white} ={draws} -{black}, {self.discarded} discarded)  "
                 f"elapsed {elapsed:.0f}s  eta {max(eta, 0):.0f}s")
-
-
-class ProgressLine:
-    """The progress line on a stream: rewritten in place on a terminal; elsewhere
-    (a log file) written as a whole line at most every ``every`` seconds, and the
-    last one at ``close``, so that a day's run leaves a readable log."""
-
-    def __init__(self, stream: TextIO, every: float = 60.0) -> None:
-        self.stream, self.every = stream, every
-        self.terminal = stream.isatty()
-        self.written_at: Optional[float] = None
-        self.pending: Optional[str] = None
-        self.shown = False           # a line stands on the terminal
-
-    def __call__(self, line: str) -> None:
-        if self.terminal:
-            self.write("\r" + line)
-            self.shown = True
-            return
-        now = time.monotonic()
-        if self.written_at is None or now - self.written_at >= self.every:
-            self.write(line + "\n")
-            self.written_at, self.pending = now, None
-        else:
-            self.pending = line
-
-    def close(self) -> None:
-        """End the line (terminal) or write the last one not yet written (log)."""
-        if self.terminal and self.shown:
-            self.write("\n")
-            self.shown = False
-        elif self.pending is not None:
-            self.write(self.pending + "\n")
-            self.pending = None
-
-    def write(self, text: str) -> None:
-        self.stream.write(text)
-        self.stream.flush()
 
 
 class GameQueue:

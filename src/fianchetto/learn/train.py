@@ -49,6 +49,7 @@ from fianchetto.learn.network import (
     output_buckets,
     sigmoid,
 )
+from fianchetto.learn.progress import ProgressLine
 
 #: The learning rate falls along a cosine from ``lr`` to ``lr * FINAL_LR_FRACTION``.
 FINAL_LR_FRACTION = 0.05
@@ -225,12 +226,14 @@ def format_seconds(seconds: float) -> str:
 
 
 class Progress:
-    """A one-line progress bar on a text stream: percentage, positions/s, ETA."""
+    """A one-line progress bar on a text stream: percentage, positions/s, ETA (in
+    place on a terminal, a whole line a minute in a log: ProgressLine)."""
 
     WIDTH = 30
 
     def __init__(self, label: str, total: int, stream: Optional[TextIO], interval: float = 0.5) -> None:
-        self.label, self.total, self.stream, self.interval = label, total, stream, interval
+        self.label, self.total, self.interval = label, total, interval
+        self.line = ProgressLine(stream) if stream is not None else None
         self.done = 0
         self.start = time.perf_counter()
         self.last_draw = 0.0
@@ -238,7 +241,7 @@ class Progress:
     def update(self, count: int, loss: float) -> None:
         self.done += count
         now = time.perf_counter()
-        if self.stream is not None and (now - self.last_draw >= self.interval or self.done >= self.total):
+        if self.line is not None and (now - self.last_draw >= self.interval or self.done >= self.total):
             self.last_draw = now
             self.draw(now, loss)
 
@@ -249,16 +252,12 @@ class Progress:
         filled = int(self.WIDTH * fraction)
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
         bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.stream.write(
-            f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {self.done}/{self.total} "
-            f"{rate:,.0f} pos/s loss {loss:.5f} elapsed {format_seconds(elapsed)} ETA {format_seconds(eta)} "
-        )
-        self.stream.flush()
+        self.line(f"{self.label} [{bar}] {100 * fraction:5.1f}% {self.done}/{self.total} "
+                  f"{rate:,.0f} pos/s loss {loss:.5f} elapsed {format_seconds(elapsed)} ETA {format_seconds(eta)} ")
 
     def close(self) -> None:
-        if self.stream is not None:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self.line is not None:
+            self.line.close()
 
 
 # ---------------------------------------------------------------------------
