@@ -88,6 +88,14 @@ def test_a_match_is_done_once_its_row_is_logged(tmp_path):
     assert f"match  {first}" in campaign.status(plan) and "not played" in campaign.status(plan)
 
 
+def test_the_status_of_a_file_being_written_shows_its_last_progress_line(tmp_path):
+    log = tmp_path / "datagen-5.log"
+    assert "another process" in campaign.last_progress(log)
+    log.write_text("positions 10/90  5/s  eta 16s\rpositions 20/90  5/s  eta 14s\n"
+                   "positions 30/90  6/s  eta 10s\ninterrupted; every finished game is in x\n")
+    assert campaign.last_progress(log) == "positions 30/90  6/s  eta 10s"
+
+
 def test_a_file_is_complete_by_its_manifest_and_busy_while_its_lock_is_held(tmp_path):
     path = tmp_path / "games-s9-n10.fgame"
     path.write_bytes(b"games")

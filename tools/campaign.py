@@ -417,6 +417,17 @@ def run(plan: Plan, fastchess: Optional[str]) -> int:
     return 3 if matches and not fastchess else 0
 
 
+def last_progress(log: Path) -> str:
+    """The last progress line a datagen log holds (its rate and time to go)."""
+    if not log.exists():
+        return "(no log here: another process writes it)"
+    with open(log, "rb") as handle:
+        handle.seek(max(0, log.stat().st_size - 4096))
+        tail = handle.read().decode("utf-8", "replace").replace("\r", "\n")
+    lines = [line.strip() for line in tail.splitlines() if line.startswith("positions ")]
+    return lines[-1] if lines else "(no progress yet)"
+
+
 def status(plan: Plan) -> str:
     lines = []
     for data in plan.data:
@@ -425,6 +436,8 @@ def status(plan: Plan) -> str:
         where = ("complete" if state.get("complete") else "being written" if is_locked(path)
                  else "stopped" if state else "not started")
         lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
+        if where == "being written":
+            lines.append(f"       {last_progress(plan.folder / f'datagen-{data.seed}.log')}")
     for candidate in plan.candidates:
         network, trained = plan.network(candidate), plan.trained(candidate)
         state_file = trained.with_name(trained.name + ".train.npz")
