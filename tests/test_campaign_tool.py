@@ -26,65 +26,93 @@ def write_plan(tmp_path: Path, **changes) -> Path:
     return path
 
 
+def screen_of(plan):
+    return plan.stages[0]
+
+
 def test_the_committed_plan_holds_together(tmp_path):
-    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
-    assert plan.match is not None and plan.match.base in plan.candidates
-    assert plan.challengers() == [name for name in plan.candidates if name != plan.match.base]
-    assert set(plan.screen_data) <= {data.name for data in plan.data}
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=campaign.ROOT)
+    screen = screen_of(plan)
+    assert screen.match is not None and screen.match.base in screen.candidates
+    assert screen.challengers() == [name for name in screen.candidates if name != screen.match.base]
+    assert set(screen.data) <= {data.name for data in plan.data}
     assert len({data.seed for data in plan.data}) == len(plan.data)
 
 
 def test_a_plan_that_does_not_hold_together_is_refused(tmp_path):
-    raw = json.loads(campaign.DEFAULT_PLAN.read_text())
-    raw["screen"]["data"] = ["elsewhere.fgame"]
-    with pytest.raises(ValueError, match="elsewhere.fgame"):
-        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path, root=tmp_path)
-    raw = json.loads(campaign.DEFAULT_PLAN.read_text())
-    raw["screen"]["match"]["base"] = "nobody"
-    with pytest.raises(ValueError, match="nobody"):
-        campaign.load_plan(write_plan(tmp_path, screen=raw["screen"]), cache=tmp_path, root=tmp_path)
+    def refused(edit, message):
+        raw = json.loads(campaign.DEFAULT_PLAN.read_text())
+        edit(raw["stages"])
+        with pytest.raises(ValueError, match=message):
+            campaign.load_plan(write_plan(tmp_path, stages=raw["stages"]), cache=tmp_path, root=tmp_path)
+
+    refused(lambda stages: stages[0].update(data=["elsewhere.fgame"]), "elsewhere.fgame")
+    refused(lambda stages: stages[0]["match"].update(base="nobody"), "nobody")
+    refused(lambda stages: stages.append(dict(stages[0], name="again")), "named twice")
 
 
-def test_a_candidate_trains_on_the_screen_data_with_its_own_options_last(tmp_path):
+def test_a_later_stage_may_play_its_candidates_against_a_network_file(tmp_path):
+    shipped = tmp_path / "networks" / "fianchetto.nnue"
+    shipped.parent.mkdir()
+    shipped.write_bytes(b"the shipped network")
+    raw = json.loads(campaign.DEFAULT_PLAN.read_text())
+    raw["stages"].append({"name": "final", "data": [f["file"] for f in raw["data"]], "train": ["--epochs", "20"],
+                          "candidates": {"g8": ["--hidden", "512"]},
+                          "match": {"base": "networks/fianchetto.nnue", "tc": "10+0.1", "elo0": 0, "elo1": 5,
+                                    "rounds": 200, "seed": 821}})
+    plan = campaign.load_plan(write_plan(tmp_path, stages=raw["stages"]), cache=tmp_path, root=tmp_path)
+    final = plan.stages[1]
+    assert final.challengers() == ["g8"]
+    command = campaign.match_command(plan, final, "g8", "/opt/fastchess")
+    assert f"EvalFile={shipped}" in command and command[command.index("--seed") + 1] == "821"
+    assert "final: g8 vs networks/fianchetto.nnue" in campaign.match_title(plan, final, "g8")
+    data = campaign.train_command(plan, final, "g8")
+    assert len(data[data.index("--data") + 1].split(",")) == 2
+
+
+def test_a_candidate_trains_on_its_stage_data_with_its_own_options_last(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
+    screen = screen_of(plan)
     name = "s8d-h512-l20"
-    command = campaign.train_command(plan, name)
+    command = campaign.train_command(plan, screen, name)
     assert command[1:4] == ["-m", "fianchetto", "train"]
     data = command[command.index("--data") + 1].split(",")
-    assert data == [str(tmp_path / "data" / f) for f in plan.screen_data]
+    assert data == [str(tmp_path / "data" / f) for f in screen.data]
     assert command[command.index("--out") + 1] == str(tmp_path / "campaign" / plan.name / f"{name}.nnue")
     # the candidate's lambda comes after the shared one, so it is the one argparse keeps
     lambdas = [command[i + 1] for i, word in enumerate(command) if word == "--lambda"]
-    assert lambdas[-1] == plan.candidates[name][plan.candidates[name].index("--lambda") + 1]
+    assert lambdas[-1] == screen.candidates[name][screen.candidates[name].index("--lambda") + 1]
     assert command[-1] == "--resume"
 
 
 def test_a_match_starts_with_its_own_seed_and_networks_then_goes_on_from_its_folder(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
-    second = plan.challengers()[1]
-    command = campaign.match_command(plan, second, "/opt/fastchess")
-    assert command[command.index("--seed") + 1] == str(plan.match.seed + 1)
-    assert f"EvalFile={plan.network(plan.match.base)}" in command
+    screen = screen_of(plan)
+    second = screen.challengers()[1]
+    command = campaign.match_command(plan, screen, second, "/opt/fastchess")
+    assert command[command.index("--seed") + 1] == str(screen.match.seed + 1)
+    assert f"EvalFile={plan.network(screen.match.base)}" in command
     assert f"EvalFile={plan.network(second)}" in command
-    assert command[command.index("--rounds") + 1] == str(plan.match.rounds)
+    assert command[command.index("--rounds") + 1] == str(screen.match.rounds)
     folder = tmp_path / "matches" / "x"
     folder.mkdir(parents=True)
     plan.folder.mkdir(parents=True)
     (plan.folder / f"match-{second}.folder").write_text(f"{folder}\n")
-    assert "--resume" not in campaign.match_command(plan, second, "/opt/fastchess")   # no state saved yet
+    assert "--resume" not in campaign.match_command(plan, screen, second, "/opt/fastchess")   # no state yet
     (folder / "config.json").write_text("{}")
-    command = campaign.match_command(plan, second, "/opt/fastchess")
+    command = campaign.match_command(plan, screen, second, "/opt/fastchess")
     assert command[command.index("--resume") + 1] == str(folder)
 
 
 def test_a_match_is_done_once_its_row_is_logged(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
-    first, second = plan.challengers()[:2]
+    screen = screen_of(plan)
+    first, second = screen.challengers()[:2]
     plan.folder.mkdir(parents=True)
     plan.log.parent.mkdir(parents=True, exist_ok=True)
-    plan.log.write_text(f"| 2026-12-04 | {campaign.match_title(plan, first)} (pentanomial 1, 2) |\n")
-    assert campaign.logged_row(plan, first)
-    assert campaign.logged_row(plan, second) is None
+    plan.log.write_text(f"| 2026-12-04 | {campaign.match_title(plan, screen, first)} (pentanomial 1, 2) |\n")
+    assert campaign.logged_row(plan, screen, first)
+    assert campaign.logged_row(plan, screen, second) is None
     assert f"match  {first}" in campaign.status(plan) and "not played" in campaign.status(plan)
 
 
@@ -114,9 +142,9 @@ def small_plan(tmp_path: Path) -> Path:
     return write_plan(tmp_path, name="tiny", engine=None, keep="kept", log="log.md",
                       datagen=["--nodes", "200", "--threads", "2", "--eval-file", "none"],
                       data=[{"file": "games-s5-n200.fgame", "seed": 5, "positions": 1500}],
-                      screen={"data": ["games-s5-n200.fgame"],
-                              "train": ["--epochs", "1", "--hidden", "16", "--batch", "256", "--seed", "2"],
-                              "candidates": {"tiny16": []}})
+                      stages=[{"name": "screen", "data": ["games-s5-n200.fgame"],
+                               "train": ["--epochs", "1", "--hidden", "16", "--batch", "256", "--seed", "2"],
+                               "candidates": {"tiny16": []}}])
 
 
 def test_a_small_campaign_makes_its_data_and_network_then_has_nothing_left(tmp_path, monkeypatch):
@@ -151,8 +179,8 @@ def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):
     plan_path = write_plan(tmp_path, name="long", engine=None, keep=None, log=None,
                            datagen=["--nodes", "200", "--threads", "1", "--eval-file", "none"],
                            data=[{"file": "games-s7-n200.fgame", "seed": 7, "positions": 100000000}],
-                           screen={"data": ["games-s7-n200.fgame"], "train": ["--epochs", "1"],
-                                   "candidates": {"later": []}})
+                           stages=[{"name": "screen", "data": ["games-s7-n200.fgame"], "train": ["--epochs", "1"],
+                                    "candidates": {"later": []}}])
     cache = tmp_path / "cache"
     data = cache / "data" / "games-s7-n200.fgame"
     run = subprocess.Popen([sys.executable, str(campaign.ROOT / "tools" / "campaign.py"), "run", "--plan",
@@ -175,8 +203,8 @@ def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):
 def test_without_fastchess_the_data_and_training_go_on_and_the_matches_wait(tmp_path, monkeypatch):
     monkeypatch.setattr(campaign, "POLL_SECONDS", 0.2)
     raw = json.loads(small_plan(tmp_path).read_text())
-    raw["screen"]["candidates"] = {"tiny16": [], "tiny32": ["--hidden", "32"]}
-    raw["screen"]["match"] = {"base": "tiny16", "tc": "1+0.01", "elo0": 0, "elo1": 10, "rounds": 1, "seed": 1}
+    raw["stages"][0]["candidates"] = {"tiny16": [], "tiny32": ["--hidden", "32"]}
+    raw["stages"][0]["match"] = {"base": "tiny16", "tc": "1+0.01", "elo0": 0, "elo1": 10, "rounds": 1, "seed": 1}
     plan = campaign.load_plan(write_plan(tmp_path, **raw), cache=tmp_path / "cache", root=tmp_path)
     assert campaign.run(plan, fastchess=None) == 3
     assert plan.network("tiny16").exists() and plan.network("tiny32").exists()

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Run a network generation's campaign on this machine: its data, its screen, the screen's matches.
+"""Run a network generation's campaign on this machine: its data, its trainings, their matches.
 
     python3 tools/campaign.py status [--plan docs/data/generation8-plan.json]
     python3 tools/campaign.py run    [--plan ...] [--fastchess PATH]
 
 The plan, a JSON file committed with the code, names what a generation needs:
 the self-play files (seed, target, the datagen settings) and the build that plays
-them, the screen's candidate networks (training options) with the data they
-train on, and the matches that judge each candidate against the plan's base
-candidate. ``run`` works through it, every step resumable:
+them, then its stages in order (a screen, the final training): each names
+candidate networks (training options) with the files they train on, and the
+match that judges each candidate against the stage's base (a candidate of this
+or an earlier stage, or a network file such as the shipped one). ``run``
+works through it, every step resumable:
 
 - datagen plays the first file not complete, at nice 19 in the background
   (``--resume``), then the next; a file another process is writing (its lock
@@ -17,7 +19,7 @@ candidate. ``run`` works through it, every step resumable:
   complete (``fianchetto train ... --resume``: a run cut short goes on from its
   last epoch), datagen beside it; the network is then copied to the plan's
   ``keep`` folder, to be committed: a kept network is not trained again, and
-  its match needs no data, so the screen outlives the cache;
+  its match needs no data, so the trainings outlive the cache;
 - each match not yet logged (in the plan's ``log``, docs/sprt.md) is played
   with ``tools/sprt.py`` (both engines the plan's build, one network each),
   datagen paused (SIGSTOP) while it plays; a match cut short goes on from the
@@ -82,19 +84,32 @@ class Match:
 
 
 @dataclass
+class Stage:
+    """A step of a generation: candidates trained on the same files, then each
+    played against the stage's base (a candidate, or a network file)."""
+    name: str
+    data: List[str]                  # the files its candidates train on
+    train: List[str]                 # options every candidate shares
+    candidates: Dict[str, List[str]]  # name -> its own options (after the shared ones)
+    match: Optional[Match]
+
+    def challengers(self) -> List[str]:
+        """The candidates a match judges: all but the base, in the plan's order."""
+        return [name for name in self.candidates if self.match and name != self.match.base]
+
+
+@dataclass
 class Plan:
     name: str
     engine: Optional[str]            # git ref of the build that plays; None: this checkout's
     datagen: List[str]
     data: List[DataFile]
-    screen_data: List[str]           # the files the candidates train on
-    train: List[str]                 # options every candidate shares
-    candidates: Dict[str, List[str]]  # name -> its own options (after the shared ones)
-    match: Optional[Match]
+    stages: List[Stage]
     folder: Path                     # the campaign's own files
     data_dir: Path                   # the data folder (datagen's default one)
     keep: Optional[Path]             # where trained networks are copied, to be committed
     log: Path                        # the matches' rows (tools/sprt.py's --log)
+    root: Path                       # what a base given as a file is relative to
 
     def data_path(self, name: str) -> Path:
         return self.data_dir / name
@@ -111,30 +126,47 @@ class Plan:
         kept = self.kept(candidate)
         return kept if kept is not None and kept.exists() else self.trained(candidate)
 
-    def challengers(self) -> List[str]:
-        """The candidates a match judges: all but the base, in the plan's order."""
-        return [name for name in self.candidates if self.match and name != self.match.base]
+    def base_network(self, base: str) -> Path:
+        """A match's base: a candidate's network, or a file (the shipped network)."""
+        if any(base in stage.candidates for stage in self.stages):
+            return self.network(base)
+        return self.root / base
+
+
+def load_stage(raw: dict) -> Stage:
+    match = Match(**raw["match"]) if raw.get("match") else None
+    return Stage(raw["name"], list(raw["data"]), list(raw["train"]),
+                 {name: list(options) for name, options in raw["candidates"].items()}, match)
 
 
 def load_plan(path: Path, cache: Path = sprt.CACHE, root: Path = ROOT) -> Plan:
-    """The plan in `path` (its ``keep`` and ``log`` paths relative to `root`);
-    ValueError naming the problem when it does not hold together."""
+    """The plan in `path` (its ``keep`` and ``log`` paths, and a base given as a
+    file, relative to `root`); ValueError naming the problem when it does not
+    hold together."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     data = [DataFile(entry["file"], int(entry["seed"]), int(entry["positions"])) for entry in raw["data"]]
-    screen = raw["screen"]
-    match = Match(**screen["match"]) if screen.get("match") else None
-    plan = Plan(raw["name"], raw.get("engine"), list(raw["datagen"]), data, list(screen["data"]),
-                list(screen["train"]), {name: list(opts) for name, opts in screen["candidates"].items()},
-                match, cache / "campaign" / raw["name"], cache / "data",
+    plan = Plan(raw["name"], raw.get("engine"), list(raw["datagen"]), data,
+                [load_stage(stage) for stage in raw["stages"]], cache / "campaign" / raw["name"], cache / "data",
                 root / raw["keep"] if raw.get("keep") else None,
-                root / raw["log"] if raw.get("log") else cache / "campaign" / raw["name"] / "matches.md")
-    known = {f.name for f in data}
-    unknown = [name for name in plan.screen_data if name not in known]
-    if unknown:
-        raise ValueError(f"the screen trains on files the plan does not make: {', '.join(unknown)}")
-    if match and match.base not in plan.candidates:
-        raise ValueError(f"the matches' base {match.base!r} is not a candidate")
+                root / raw["log"] if raw.get("log") else cache / "campaign" / raw["name"] / "matches.md", root)
+    check_plan(plan)
     return plan
+
+
+def check_plan(plan: Plan) -> None:
+    known = {f.name for f in plan.data}
+    seen: List[str] = []
+    for stage in plan.stages:
+        unknown = [name for name in stage.data if name not in known]
+        if unknown:
+            raise ValueError(f"stage {stage.name} trains on files the plan does not make: {', '.join(unknown)}")
+        twice = [name for name in stage.candidates if name in seen]
+        if twice:
+            raise ValueError(f"candidates named twice: {', '.join(twice)}")
+        seen += stage.candidates
+        base = stage.match.base if stage.match else None
+        if base is not None and base not in seen and not (plan.root / base).is_file():
+            raise ValueError(f"stage {stage.name}'s base {base!r} is neither a candidate so far nor a file")
 
 
 def data_state(path: Path) -> Dict[str, object]:
@@ -174,43 +206,43 @@ def datagen_command(plan: Plan, engine: List[str], data: DataFile) -> List[str]:
             "--out", str(plan.data_path(data.name)), "--resume"]
 
 
-def train_command(plan: Plan, candidate: str) -> List[str]:
-    files = ",".join(str(plan.data_path(name)) for name in plan.screen_data)
+def train_command(plan: Plan, stage: Stage, candidate: str) -> List[str]:
+    files = ",".join(str(plan.data_path(name)) for name in stage.data)
     return [sys.executable, "-m", "fianchetto", "train", "--data", files, "--out", str(plan.trained(candidate)),
-            *plan.train, *plan.candidates[candidate], "--resume"]
+            *stage.train, *stage.candidates[candidate], "--resume"]
 
 
-def match_title(plan: Plan, candidate: str) -> str:
-    assert plan.match is not None
-    return f"{plan.name} screen: {candidate} vs {plan.match.base}"
+def match_title(plan: Plan, stage: Stage, candidate: str) -> str:
+    assert stage.match is not None
+    return f"{plan.name} {stage.name}: {candidate} vs {stage.match.base}"
 
 
-def logged_row(plan: Plan, candidate: str) -> Optional[str]:
+def logged_row(plan: Plan, stage: Stage, candidate: str) -> Optional[str]:
     """The match's row in the campaign's log, once the match has ended."""
     log = plan.log
     if not log.exists():
         return None
-    title = f"| {match_title(plan, candidate)}"
+    title = f"| {match_title(plan, stage, candidate)}"
     rows = [line for line in log.read_text(encoding="utf-8").splitlines() if title in line]
     return rows[-1] if rows else None
 
 
-def match_command(plan: Plan, candidate: str, fastchess: str) -> List[str]:
+def match_command(plan: Plan, stage: Stage, candidate: str, fastchess: str) -> List[str]:
     """tools/sprt.py's command for the candidate's match: a saved folder goes on."""
-    match = plan.match
+    match = stage.match
     assert match is not None
     saved = plan.folder / f"match-{candidate}.folder"
     if saved.exists() and Path(saved.read_text().strip(), sprt.STATE_FILE).exists():
         return [sys.executable, str(ROOT / "tools" / "sprt.py"), "--resume", saved.read_text().strip(),
                 "--fastchess", fastchess]
     ref = plan.engine or "HEAD"
-    index = plan.challengers().index(candidate)
+    index = stage.challengers().index(candidate)
     return [sys.executable, str(ROOT / "tools" / "sprt.py"), ref, ref, "--tc", match.tc,
             "--elo0", str(match.elo0), "--elo1", str(match.elo1), "--rounds", str(match.rounds),
             "--seed", str(match.seed + index), "--concurrency", "2",
-            "--base-option", f"EvalFile={plan.network(match.base)}",
+            "--base-option", f"EvalFile={plan.base_network(match.base)}",
             "--test-option", f"EvalFile={plan.network(candidate)}",
-            "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, candidate)]
+            "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, stage, candidate)]
 
 
 #: Seconds a child is given to end by itself (datagen writes its manifest) before it is killed.
@@ -327,20 +359,20 @@ def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
         raise RuntimeError(f"{what} ended with {proc.returncode}")
 
 
-def train_all(plan: Plan, datagen: Datagen) -> None:
-    for candidate in plan.candidates:
+def train_all(plan: Plan, stage: Stage, datagen: Datagen) -> None:
+    for candidate in stage.candidates:
         if not plan.network(candidate).exists():
-            train(plan, datagen, candidate)
+            train(plan, stage, datagen, candidate)
         keep(plan, candidate)
 
 
-def train(plan: Plan, datagen: Datagen, candidate: str) -> None:
-    while not all(is_complete(plan.data_path(name)) for name in plan.screen_data):
+def train(plan: Plan, stage: Stage, datagen: Datagen, candidate: str) -> None:
+    while not all(is_complete(plan.data_path(name)) for name in stage.data):
         datagen.poll()
         time.sleep(POLL_SECONDS)
-    print(f"train: {candidate}", flush=True)
+    print(f"train: {candidate} ({stage.name})", flush=True)
     with open(plan.folder / f"{candidate}.log", "ab") as log:
-        proc = subprocess.Popen(train_command(plan, candidate), stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(train_command(plan, stage, candidate), stdout=log, stderr=subprocess.STDOUT,
                                 preexec_fn=interruptible_child)
         wait(proc, datagen, f"training {candidate}")
 
@@ -354,22 +386,23 @@ def keep(plan: Plan, candidate: str) -> None:
         print(f"kept: {kept} (commit it: the matches need it, the data may not last)", flush=True)
 
 
-def match_all(plan: Plan, datagen: Datagen, fastchess: str) -> None:
-    for candidate in plan.challengers():
-        if logged_row(plan, candidate):
+def match_all(plan: Plan, stage: Stage, datagen: Datagen, fastchess: str) -> None:
+    assert stage.match is not None
+    for candidate in stage.challengers():
+        if logged_row(plan, stage, candidate):
             continue
-        print(f"match: {candidate} against {plan.match.base}", flush=True)
+        print(f"match: {candidate} against {stage.match.base} ({stage.name})", flush=True)
         with datagen.paused(), open(plan.folder / f"match-{candidate}.log", "a") as log:
             # A group of its own, so that an interrupted campaign stops fastchess too
             # (which saves its state for the match to go on).
-            proc = subprocess.Popen(match_command(plan, candidate, fastchess), stdout=subprocess.PIPE,
+            proc = subprocess.Popen(match_command(plan, stage, candidate, fastchess), stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
             try:
                 follow_match(plan, candidate, proc, log)
             except BaseException:
                 end_child(proc, group=True)
                 raise
-            if proc.wait() != 0 or not logged_row(plan, candidate):
+            if proc.wait() != 0 or not logged_row(plan, stage, candidate):
                 raise RuntimeError(f"the match of {candidate} ended without a result (see its log)")
 
 
@@ -399,16 +432,17 @@ def only_run(plan: Plan) -> Iterator[None]:
 def run(plan: Plan, fastchess: Optional[str]) -> int:
     """Every step of the plan not yet done; 0 when all are, 3 when the matches
     were left for want of fastchess (the data and the training go on without it)."""
-    matches = bool(plan.match and plan.challengers())
+    matches = any(stage.challengers() for stage in plan.stages)
     if matches and not fastchess:
         print("warning: fastchess not found (--fastchess or FASTCHESS): the matches will wait", flush=True)
     with only_run(plan):
         datagen = Datagen(plan, engine_command(plan))
         try:
             datagen.poll()
-            train_all(plan, datagen)
-            if matches and fastchess:
-                match_all(plan, datagen, fastchess)
+            for stage in plan.stages:
+                train_all(plan, stage, datagen)
+                if stage.challengers() and fastchess:
+                    match_all(plan, stage, datagen, fastchess)
             while datagen.poll():
                 time.sleep(POLL_SECONDS)
         finally:
@@ -438,16 +472,17 @@ def status(plan: Plan) -> str:
         lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
         if where == "being written":
             lines.append(f"       {last_progress(plan.folder / f'datagen-{data.seed}.log')}")
-    for candidate in plan.candidates:
-        network, trained = plan.network(candidate), plan.trained(candidate)
-        state_file = trained.with_name(trained.name + ".train.npz")
-        where = (f"written: {network}" if network.exists() else "part trained" if state_file.exists()
-                 else "not started")
-        lines.append(f"train  {candidate:28} {where}")
-    for candidate in plan.challengers():
-        row = logged_row(plan, candidate)
-        saved = (plan.folder / f"match-{candidate}.folder").exists()
-        lines.append(f"match  {candidate:28} {row if row else 'cut short, goes on' if saved else 'not played'}")
+    for stage in plan.stages:
+        for candidate in stage.candidates:
+            network, trained = plan.network(candidate), plan.trained(candidate)
+            state_file = trained.with_name(trained.name + ".train.npz")
+            where = (f"written: {network}" if network.exists() else "part trained" if state_file.exists()
+                     else "not started")
+            lines.append(f"train  {candidate:28} {where}")
+        for candidate in stage.challengers():
+            row = logged_row(plan, stage, candidate)
+            saved = (plan.folder / f"match-{candidate}.folder").exists()
+            lines.append(f"match  {candidate:28} {row if row else 'cut short, goes on' if saved else 'not played'}")
     return "\n".join(lines)
 
 
