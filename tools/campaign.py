@@ -396,7 +396,8 @@ def match_all(plan: Plan, stage: Stage, datagen: Datagen, fastchess: str) -> Non
             # A group of its own, so that an interrupted campaign stops fastchess too
             # (which saves its state for the match to go on).
             proc = subprocess.Popen(match_command(plan, stage, candidate, fastchess), stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                                    preexec_fn=interruptible_child)
             try:
                 follow_match(plan, candidate, proc, log)
             except BaseException:
