@@ -127,15 +127,15 @@ def test_the_status_of_a_file_being_written_shows_its_last_progress_line(tmp_pat
 def test_a_file_is_complete_by_its_manifest_and_busy_while_its_lock_is_held(tmp_path):
     path = tmp_path / "games-s9-n10.fgame"
     path.write_bytes(b"games")
-    assert not campaign.is_complete(path) and not campaign.is_locked(path)
+    assert not campaign.is_complete(path) and not games.being_written(str(path))
     manifest.record(str(path), {"positions": 10, "complete": False})
     assert not campaign.is_complete(path)
     manifest.record(str(path), {"positions": 20, "complete": True})
     assert campaign.is_complete(path)
     with open(path, "rb") as writer:
         fcntl.flock(writer.fileno(), fcntl.LOCK_EX)
-        assert campaign.is_locked(path)
-    assert not campaign.is_locked(path)
+        assert games.being_written(str(path))
+    assert not games.being_written(str(path))
 
 
 def small_plan(tmp_path: Path) -> Path:
@@ -193,7 +193,7 @@ def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):
     run.send_signal(signal.SIGTERM)
     output, _ = run.communicate(timeout=100)
     assert run.returncode == 130 and "goes on" in output
-    assert not campaign.is_locked(data)          # the datagen has ended
+    assert not games.being_written(str(data))          # the datagen has ended
     stored = [game for game in games.read_games(str(data)) if game.result is not None]
     assert manifest.entry(str(data))["games"] == len(stored) > 0
     log = (cache / "campaign" / "long" / "datagen-7.log").read_text()

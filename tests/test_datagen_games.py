@@ -236,6 +236,21 @@ def test_a_run_stopped_by_a_signal_keeps_its_games_and_writes_its_manifest(tmp_p
     assert entry["games"] == len(stored) > 0 and entry["complete"] is False
 
 
+def test_the_listing_tells_a_file_being_written_from_a_stopped_one(tmp_path):
+    path = tmp_path / "w.fgame"
+    generate_games(str(path), 300, SETTINGS, seed=4, network="hce")
+    manifest.record(str(path), {"complete": False})
+    where = str(tmp_path / manifest.NAME)
+    assert "partial" in manifest.table(where, writing=games.being_written)
+    handle, _ = games.open_for_append(str(path))          # a run holds it
+    try:
+        assert games.being_written(str(path))
+        assert "writing" in manifest.table(where, writing=games.being_written)
+    finally:
+        handle.close()
+    assert not games.being_written(str(path)) and not games.being_written(str(tmp_path / "none.fgame"))
+
+
 def test_a_second_run_on_a_file_being_written_is_refused(tmp_path):
     path = tmp_path / "busy.fgame"
     first, _ = games.open_for_append(str(path))

@@ -59,7 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import sprt  # noqa: E402  (the build cache and the match runner)
-from fianchetto.learn import manifest  # noqa: E402  (the installed package's)
+from fianchetto.learn import games, manifest  # noqa: E402  (the installed package's)
 
 DEFAULT_PLAN = ROOT / "docs" / "data" / "generation8-plan.json"
 #: Seconds between looks at the background jobs.
@@ -181,19 +181,6 @@ def is_complete(path: Path) -> bool:
     return bool(data_state(path).get("complete"))
 
 
-def is_locked(path: Path) -> bool:
-    """Is a datagen run writing `path` (it holds the file's lock)?"""
-    if not path.exists():
-        return False
-    with open(path, "rb") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    return False
-
-
 def engine_command(plan: Plan) -> List[str]:
     """How to run the plan's build: built once into the cache, or this checkout's."""
     if plan.engine is None:
@@ -305,7 +292,7 @@ class Datagen:
             path = self.plan.data_path(data.name)
             if is_complete(path):
                 continue
-            if is_locked(path):
+            if games.being_written(str(path)):
                 return True          # another process plays it
             path.parent.mkdir(parents=True, exist_ok=True)
             self.log = open(self.plan.folder / f"datagen-{data.seed}.log", "ab")
@@ -322,7 +309,7 @@ class Datagen:
         proc = self.proc
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGSTOP)
-        elif any(is_locked(self.plan.data_path(data.name)) for data in self.plan.data):
+        elif any(games.being_written(str(self.plan.data_path(data.name))) for data in self.plan.data):
             print("warning: a datagen this run did not start goes on beside the match", flush=True)
         try:
             yield
@@ -468,7 +455,7 @@ def status(plan: Plan) -> str:
     for data in plan.data:
         path = plan.data_path(data.name)
         state = data_state(path)
-        where = ("complete" if state.get("complete") else "being written" if is_locked(path)
+        where = ("complete" if state.get("complete") else "being written" if games.being_written(str(path))
                  else "stopped" if state else "not started")
         lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
         if where == "being written":

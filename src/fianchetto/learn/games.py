@@ -155,6 +155,26 @@ def lock_exclusively(handle: BinaryIO, path: str) -> None:
         raise FileExistsError(f"{path} is being written by another run") from None
 
 
+def being_written(path: str) -> bool:
+    """Does a run hold the file's lock (is it writing it now)? False where there are
+    no locks, or no file."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        handle = open(path, "rb")
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return False
+
+
 def open_for_append(path: str) -> Tuple[BinaryIO, List[Game]]:
     """Open a file to add games, for this process alone: a new file gets its header;
     an existing one is cut back to its last complete game. Returns the handle and

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 NAME = "manifest.json"
 FORMAT = 1
@@ -82,9 +82,18 @@ def record(data_file: str, fields: Dict[str, Any]) -> None:
     save(where, manifest)
 
 
-def table(folder_manifest: str) -> str:
-    """The manifest as lines of text: one per file, and the totals."""
+def state_of(entry: Dict[str, Any], path: str, writing: Callable[[str], bool]) -> str:
+    if entry.get("complete"):
+        return "complete"
+    return "writing" if writing(path) else "partial"
+
+
+def table(folder_manifest: str, writing: Callable[[str], bool] = lambda path: False) -> str:
+    """The manifest as lines of text: one per file, and the totals. A file not
+    complete is ``writing`` when `writing(path)` says a run writes it now, else
+    ``partial`` (stopped; ``--resume`` goes on)."""
     files = load(folder_manifest)["files"]
+    folder = os.path.dirname(folder_manifest)
     lines = [f"{'file':28} {'seed':>6} {'nodes':>6} {'dfrc':>5} {'games':>8} {'positions':>11}  "
              f"{'network':14} state"]
     total_games = total_positions = 0
@@ -94,6 +103,6 @@ def table(folder_manifest: str) -> str:
         total_positions += int(f.get("positions", 0))
         lines.append(f"{name:28} {f.get('seed', '?'):>6} {f.get('nodes', '?'):>6} {f.get('dfrc', 0):>5} "
                      f"{f.get('games', 0):>8} {f.get('positions', 0):>11}  {str(f.get('network', '?'))[:14]:14} "
-                     f"{'complete' if f.get('complete') else 'partial'}")
+                     f"{state_of(f, os.path.join(folder, name), writing)}")
     lines.append(f"{'total':28} {'':>6} {'':>6} {'':>5} {total_games:>8} {total_positions:>11}")
     return "\n".join(lines)

@@ -372,7 +372,9 @@ def main_datagen(args: argparse.Namespace) -> int:
         return main_from_pgn(args.from_pgn, args.out, args.eval_file)
     out = args.out or default_out(args)
     if args.list:
-        print(manifest.table(manifest.path_for(out)))
+        from fianchetto.learn import games
+
+        print(manifest.table(manifest.path_for(out), writing=games.being_written))
         return 0
     if args.positions is None or args.positions < 1 or args.nodes < 1 or args.threads < 1 \
             or args.random_plies < 0 or not 0.0 <= args.dfrc <= 1.0:
