@@ -140,17 +140,25 @@ def read_games(path: str, partial_end: bool = False) -> List[Game]:
     return games
 
 
-def lock_exclusively(handle: BinaryIO, path: str) -> None:
-    """Hold the file for this process alone while it writes (released when the
-    process ends, however it ends): a second run on the same file is refused
-    instead of writing over the first's games. POSIX only; elsewhere no lock."""
+def try_lock(handle: BinaryIO) -> bool:
+    """Take the file's exclusive lock for `handle` (held until it is closed, or the
+    process ends, however it ends); False when another run holds it. POSIX only;
+    elsewhere there is no lock, and this says True."""
     try:
         import fcntl
     except ImportError:          # Windows: no advisory locks here
-        return
+        return True
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        return False
+    return True
+
+
+def lock_exclusively(handle: BinaryIO, path: str) -> None:
+    """Hold the file for this process alone while it writes: a second run on the
+    same file is refused instead of writing over the first's games."""
+    if not try_lock(handle):
         handle.close()
         raise FileExistsError(f"{path} is being written by another run") from None
 
@@ -159,20 +167,11 @@ def being_written(path: str) -> bool:
     """Does a run hold the file's lock (is it writing it now)? False where there are
     no locks, or no file."""
     try:
-        import fcntl
-    except ImportError:
-        return False
-    try:
         handle = open(path, "rb")
     except OSError:
         return False
-    with handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    return False
+    with handle:                 # closing lets go of a lock it took
+        return not try_lock(handle)
 
 
 def open_for_append(path: str) -> Tuple[BinaryIO, List[Game]]:
