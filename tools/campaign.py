@@ -53,13 +53,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Dict, Iterator, List, Optional, TextIO
+from typing import BinaryIO, Dict, Iterator, List, Optional, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import sprt  # noqa: E402  (the build cache and the match runner)
 from fianchetto.learn import games, manifest  # noqa: E402  (the installed package's)
+from fianchetto.learn.selfplay import interrupt_on_stop_signals  # noqa: E402
 
 DEFAULT_PLAN = ROOT / "docs" / "data" / "generation8-plan.json"
 #: Seconds between looks at the background jobs.
@@ -488,7 +489,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.command == "status":
         print(status(plan))
         return 0
-    stop_on_signals()
+    interrupt_on_stop_signals()
     try:
         return run(plan, args.fastchess)
     except RuntimeError as error:
@@ -497,17 +498,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("campaign: stopped; the same command goes on from here", file=sys.stderr)
         return 130
-
-
-def stop_on_signals() -> None:
-    """SIGTERM, and SIGINT even where nohup or a shell's ``&`` left it ignored,
-    stop the run as Ctrl-C does: its children are ended first (datagen writes its
-    manifest, a match saves its state)."""
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, interrupt)
 
 
 if __name__ == "__main__":

@@ -277,7 +277,7 @@ def add_rows(log: Path, rows: List[str]) -> None:
 
 def finish(args: argparse.Namespace, base: str, test: str, summary: Dict[str, str],
            folder: Optional[Path] = None) -> int:
-    """Print the log row, append it to the log when there is one."""
+    """Print the log row, and add it to the log's table when there is one."""
     row = log_row(args, base, test, summary, saved_counts(folder) if folder else None)
     print(row)
     if args.log:

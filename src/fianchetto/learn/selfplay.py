@@ -347,9 +347,10 @@ def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.A
 
 
 def interrupt_on_stop_signals() -> None:
-    """SIGTERM, and SIGINT even where the shell started the run ignoring it (nohup,
-    ``&``), end the run as Ctrl-C does: every finished game stays in the file and
-    the manifest is written before the process exits."""
+    """SIGTERM, and SIGINT even where the shell started the process ignoring it
+    (nohup, ``&``), raise KeyboardInterrupt as Ctrl-C does: a datagen run then
+    keeps every finished game and writes its manifest before it exits (and
+    tools/campaign.py ends its children first)."""
     def interrupt(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
