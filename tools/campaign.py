@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -410,11 +409,9 @@ def follow_match(plan: Plan, candidate: str, proc: subprocess.Popen, log: TextIO
 def only_run(plan: Plan) -> Iterator[None]:
     """Hold the campaign's lock: a second ``run`` of the same plan refuses."""
     plan.folder.mkdir(parents=True, exist_ok=True)
-    with open(plan.folder / "run.lock", "w") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise RuntimeError(f"another run of {plan.name} is going on") from None
+    with open(plan.folder / "run.lock", "wb") as handle:
+        if not games.try_lock(handle):
+            raise RuntimeError(f"another run of {plan.name} is going on")
         yield
 
 
