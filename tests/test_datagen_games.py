@@ -15,7 +15,7 @@ import pytest
 from core_cy.core import Board
 from fianchetto.learn import games, manifest
 from fianchetto.learn.data import RECORD_DTYPE, Dataset, decode_boards, write_records
-from fianchetto.learn.selfplay import (FINGERPRINT_DEPTH, GameSettings, dfrc_fen, generate, generate_games,
+from fianchetto.learn.selfplay import (FINGERPRINT_DEPTH, Adjudication, GameSettings, dfrc_fen, generate, generate_games,
                                        search_id, start_position)
 
 SETTINGS = GameSettings(nodes=300, random_plies=8, tablebases=False)
@@ -102,6 +102,35 @@ def test_a_file_goes_on_only_with_the_hash_size_and_tablebases_that_began_it(tmp
     where.write_text(json.dumps(old))
     generate_games(str(path), 600, SETTINGS, seed=4, hash_mb=4, resume=True, network="hce")
     assert manifest.entry(str(path))["hash"] == 4
+
+
+def test_a_file_goes_on_only_with_the_adjudication_that_began_it(tmp_path):
+    """The adjudication rules end games, so they name a seed's games like the node
+    budget does; an entry from before the manifest named them still goes on."""
+    path = tmp_path / "a.fgame"
+    generate_games(str(path), 300, SETTINGS, seed=4, network="hce")
+    assert manifest.entry(str(path))["adjudication"] == Adjudication().as_dict()
+    sooner = GameSettings(nodes=300, random_plies=8, tablebases=False, adjudication=Adjudication(win_score=400))
+    with pytest.raises(ValueError, match="adjudication was"):
+        generate_games(str(path), 600, sooner, seed=4, resume=True, network="hce")
+    where = tmp_path / manifest.NAME
+    old = json.loads(where.read_text())
+    del old["files"]["a.fgame"]["adjudication"]
+    where.write_text(json.dumps(old))
+    generate_games(str(path), 600, SETTINGS, seed=4, resume=True, network="hce")
+    assert manifest.entry(str(path))["adjudication"] == Adjudication().as_dict()
+
+
+def test_the_adjudication_settings_reach_the_games(tmp_path):
+    """A lower win threshold and a shorter game limit end the same seed's games sooner."""
+    default, brisk = tmp_path / "d.fgame", tmp_path / "b.fgame"
+    generate_games(str(default), 400, SETTINGS, seed=6)
+    generate_games(str(brisk), 400, GameSettings(nodes=300, random_plies=8, tablebases=False,
+                                                 adjudication=Adjudication(win_score=200, win_plies=2,
+                                                                           max_plies=60)), seed=6)
+    longest = max(g.ply_count for g in games.read_games(str(brisk)))     # the 8 random plies too
+    assert longest <= 8 + 60 < max(g.ply_count for g in games.read_games(str(default)))
+    assert default.read_bytes() != brisk.read_bytes()
 
 
 def test_the_search_fingerprint_is_the_bench_signature_of_the_evaluation():

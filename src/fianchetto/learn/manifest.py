@@ -22,12 +22,13 @@ NAME = "manifest.json"
 FORMAT = 1
 #: Settings that must agree for a run to resume a file: they name its games (the
 #: hash size too: at a fixed node budget the table's size changes what a search
-#: finds; the thread count does not, each game being searched by one thread).
+#: finds; the adjudication rules, which end games; the thread count does not,
+#: each game being searched by one thread).
 IDENTITY = ("format", "seed", "nodes", "random_plies", "dfrc", "network", "max_opening_score", "search",
-            "hash", "tablebases")
+            "hash", "tablebases", "adjudication")
 #: Identity keys that entries written before the key existed lack: such a file
 #: still resumes (and the entry gains the key).
-ADDED_LATER = ("search", "hash")
+ADDED_LATER = ("search", "hash", "adjudication")
 
 
 def path_for(data_file: str) -> str:

@@ -47,6 +47,25 @@ DATA_DIR = os.path.join(os.environ.get("FIANCHETTO_CACHE", os.path.join(os.path.
                                                                       "fianchetto")), "data")
 
 
+@dataclass(frozen=True)
+class Adjudication:
+    """When a self-play game ends before mate, stalemate or a draw by rule: white's
+    search score at least ``win_score`` (or at most minus it) for ``win_plies``
+    plies in a row, within ``draw_score`` of zero for ``draw_plies`` plies once the
+    game is ``draw_min_ply`` plies long, or ``max_plies`` plies played (a draw;
+    the plies count from the end of the random opening).
+    They change a seed's games, so the manifest names them."""
+    win_score: int = 1500
+    win_plies: int = 8
+    draw_score: int = 8
+    draw_plies: int = 16
+    draw_min_ply: int = 80
+    max_plies: int = 400
+
+    def as_dict(self) -> Dict[str, int]:
+        return dict(vars(self))
+
+
 @dataclass
 class GameSettings:
     nodes: int = 5000
@@ -55,10 +74,15 @@ class GameSettings:
     dfrc: float = 0.0            # share of games from a double Chess960 start
     max_opening_score: int = 400  # discard a game whose first search scores beyond this
     evaluation: Any = None        # the LoadedNetwork the games are played with (None: hand-crafted)
+    adjudication: Adjudication = field(default_factory=Adjudication)
 
     def as_kwargs(self) -> Dict[str, object]:
         return {"nodes": self.nodes, "random_plies": self.random_plies, "tablebases": self.tablebases,
-                "max_opening_score": self.max_opening_score}
+                "max_opening_score": self.max_opening_score, **self.adjudication.as_dict()}
+
+    def new_worker(self, hash_mb: int) -> SelfPlayWorker:
+        """A worker that plays these games: its records hold the longest game."""
+        return SelfPlayWorker(hash_mb=hash_mb, max_plies=self.adjudication.max_plies, network=self.evaluation)
 
 
 def dfrc_fen(white: int, black: int) -> str:
@@ -166,7 +190,7 @@ class WholeGameQueue(GameQueue):
 
 
 def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
-    worker = SelfPlayWorker(hash_mb=hash_mb, network=settings.evaluation)
+    worker = settings.new_worker(hash_mb)
     start = Board()
     while True:
         game = queue.take()
@@ -179,7 +203,7 @@ def run_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int
 def run_whole_game_worker(queue: GameQueue, seed: int, settings: GameSettings, hash_mb: int) -> None:
     from fianchetto.learn import games
 
-    worker = SelfPlayWorker(hash_mb=hash_mb, network=settings.evaluation)
+    worker = settings.new_worker(hash_mb)
     while True:
         game = queue.take()
         if game is None:
@@ -267,7 +291,7 @@ def manifest_fields(settings: GameSettings, seed: int, network: str, search: str
     return {"format": manifest.FORMAT, "seed": seed, "nodes": settings.nodes,
             "random_plies": settings.random_plies, "dfrc": settings.dfrc, "network": network,
             "max_opening_score": settings.max_opening_score, "tablebases": settings.tablebases,
-            "search": search, "hash": hash_mb}
+            "search": search, "hash": hash_mb, "adjudication": settings.adjudication.as_dict()}
 
 
 def generate_games(path: str, positions: int, settings: GameSettings, threads: int = 1, seed: int = 1,
