@@ -690,3 +690,29 @@ def test_tbhits_reported_with_syzygy_path_and_zero_without():
     finally:
         with_tables.close()
         without.close()
+
+
+def search_tbhits(engine: UciPipe, fen: str, probe_limit: int, probe_depth: int) -> int:
+    engine.send(f"setoption name SyzygyProbeLimit value {probe_limit}")
+    engine.send(f"setoption name SyzygyProbeDepth value {probe_depth}")
+    return max(all_tbhits(engine, fen))
+
+
+def test_syzygy_probe_depth_spares_only_the_largest_tables():
+    """SyzygyProbeDepth, as Stockfish has it: positions with as many pieces as the
+    probe limit are probed only from that depth on, those with fewer at any depth.
+    The roots have more pieces than the limit, so the search itself probes."""
+    require_tables("KPvK", "KPvKP", "KNPvK", "KNvKP")
+    engine = UciPipe()
+    try:
+        engine.send(f"setoption name SyzygyPath value {tb_spec()}")
+        engine.sync()
+        pawns = "4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1"              # captures reach three pieces
+        assert search_tbhits(engine, pawns, 3, 1) > 0
+        assert search_tbhits(engine, pawns, 3, 100) == 0
+        knight = "4k3/8/8/4p3/3P4/8/8/1N2K3 w - - 0 1"           # four pieces, then three
+        everywhere = search_tbhits(engine, knight, 4, 1)
+        fewer_only = search_tbhits(engine, knight, 4, 100)
+        assert everywhere > fewer_only > 0
+    finally:
+        engine.close()

@@ -110,6 +110,8 @@ OPTION_TABLE: List[Option] = [
     Option("BookVariety", "check", False, help="weighted random book moves instead of the best one"),
     Option("SyzygyPath", "string", "", help="folders of Syzygy tables, separated by ':' (';' on Windows)"),
     Option("SyzygyProbeLimit", "spin", 7, 0, 7, help="probe the tables only with at most this many pieces"),
+    Option("SyzygyProbeDepth", "spin", 1, 1, 100,
+           help="in the search, probe positions with the most pieces probed only from this depth on"),
     Option("Syzygy50MoveRule", "check", True, help="wins spoilt by the fifty-move rule count as draws"),
     Option("EvalFile", "string", DEFAULT_NETWORK_NAME,
            help="evaluation network file; empty or the default name = the shipped network"),

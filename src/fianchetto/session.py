@@ -588,6 +588,7 @@ class UciSession:
                 info=lambda report: self._on_core_event(job, report),
                 tb_probe_limit=int(self.options["SyzygyProbeLimit"]),
                 tb_50_move_rule=bool(self.options["Syzygy50MoveRule"]),
+                tb_probe_depth=int(self.options["SyzygyProbeDepth"]),
             )
             job.in_core = True
             if job.stop_requested:

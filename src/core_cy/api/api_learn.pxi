@@ -56,6 +56,7 @@ cdef class SelfPlayWorker:
         t.shared = &self.shared
         t.tb_pieces = min(TB_LARGEST, 7)
         t.tb_50_move_rule = True
+        t.tb_probe_depth = 1
         tt_clear(&self.tt)
 
     def play(self, Board start, uint64_t seed, *, uint64_t nodes=5000, int random_plies=8,

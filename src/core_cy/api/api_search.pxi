@@ -188,7 +188,7 @@ cdef class Search:
 
     def start(self, Board board, *, depth=0, nodes=0, soft_ms=0, hard_ms=0, clock_offset_ms=0,
               adaptive_time=False, mate=0, multipv=1, searchmoves=None, info=None, tb_probe_limit=7,
-              tb_50_move_rule=True):
+              tb_50_move_rule=True, tb_probe_depth=1):
         """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits.
 
         `soft_ms`, `hard_ms` and `clock_offset_ms` are the time limits (see
@@ -196,7 +196,9 @@ cdef class Search:
         `adaptive_time`: stretch the soft limit while the root is unstable.
 
         Tablebases loaded with syzygy_init() are probed inside the search for
-        positions of at most `tb_probe_limit` pieces."""
+        positions of at most `tb_probe_limit` pieces; those with exactly that
+        many (or the largest tables' count, if fewer) only at depth
+        `tb_probe_depth` or more."""
         cdef SearchThread* t = self.thread
         cdef Move moves[MAX_MOVES]
         cdef SearchLimits limits
@@ -217,6 +219,7 @@ cdef class Search:
         t.on_currmove = deliver_currmove
         t.tb_pieces = min(TB_LARGEST, max(0, int(tb_probe_limit)))
         t.tb_50_move_rule = bool(tb_50_move_rule)
+        t.tb_probe_depth = max(1, min(int(tb_probe_depth), MAX_PLY))
         limits.depth = max(0, min(int(depth), MAX_SEARCH_DEPTH))
         limits.nodes = max(0, int(nodes))
         limits.mate = max(0, min(int(mate), 100))
@@ -250,6 +253,7 @@ cdef class Search:
         memcpy(helper.root_moves, t.root_moves, sizeof(RootMove) * t.root_count)
         helper.tb_pieces = t.tb_pieces
         helper.tb_50_move_rule = t.tb_50_move_rule
+        helper.tb_probe_depth = t.tb_probe_depth
         thread_start(helper, limits, start_ms)
 
     def run(self):

@@ -72,15 +72,24 @@ cdef void update_quiet_stats(SearchThread* t, PlyFrame* ss, Move best, const Mov
         update_quiet_history(t, ss, quiets[i], -bonus)
 
 
-cdef inline int probe_tablebase(SearchThread* t, int ply, int* value) noexcept nogil:
+cdef inline bint tablebase_worth_probing(const SearchThread* t, const Position* pos, int depth) noexcept nogil:
+    """A position the tables cover, reached by a capture or a pawn move; one with
+    the most pieces probed (the slowest tables, SyzygyProbeDepth) only at depth
+    tb_probe_depth or more."""
+    cdef int pieces
+    if t.tb_pieces == 0 or pos.st.rule50 != 0 or pos.st.castling != 0:
+        return False
+    pieces = fc_popcount(pos.by_type[0])
+    return pieces < t.tb_pieces or (pieces == t.tb_pieces and depth >= t.tb_probe_depth)
+
+cdef inline int probe_tablebase(SearchThread* t, int ply, int depth, int* value) noexcept nogil:
     """After a capture or pawn move, ask the tables about a position they cover.
 
     Returns the bound the table's verdict gives (BOUND_NONE when not probed) and
     sets `value`: a win is a lower bound, a loss an upper bound, a draw exact."""
     cdef Position* pos = &t.pos
     cdef int ok = 0, wdl
-    if t.tb_pieces == 0 or pos.st.rule50 != 0 or pos.st.castling != 0 \
-            or fc_popcount(pos.by_type[0]) > t.tb_pieces:
+    if not tablebase_worth_probing(t, pos, depth):
         return BOUND_NONE
     wdl = tb_probe_wdl(pos, &ok)
     if not ok:
@@ -244,7 +253,7 @@ cdef inline int tablebase_step(SearchThread* t, Node* n, int* best, int* max_val
     """Step 4: a tablebase verdict that settles the node ends it (its score is
     returned); in a PV node any other verdict bounds the score. VALUE_NONE: go on."""
     cdef int value = 0
-    cdef int bound = probe_tablebase(t, n.ply, &value)
+    cdef int bound = probe_tablebase(t, n.ply, n.depth, &value)
     if bound == BOUND_NONE:
         return VALUE_NONE
     if bound == BOUND_EXACT or (bound == BOUND_LOWER and value >= n.beta) \

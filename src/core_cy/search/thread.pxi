@@ -164,6 +164,7 @@ ctypedef struct SearchThread:
     int thread_id                # 0 = main thread; helpers share the TT and the stop flag
     int time_check_countdown     # nodes until the clock is read again
     int tb_pieces                # probe the tablebases with at most this many pieces (0: off)
+    int tb_probe_depth           # ...and with exactly that many only from this depth on
     bint tb_50_move_rule         # cursed wins and blessed losses count as draws
     uint64_t tb_hits
     StateInfo* own_states        # state stack storage for this thread's position copy
