@@ -59,12 +59,14 @@ def test_a_later_stage_may_play_its_candidates_against_a_network_file(tmp_path):
     raw["stages"].append({"name": "final", "data": [f["file"] for f in raw["data"]], "train": ["--epochs", "20"],
                           "candidates": {"g8": ["--hidden", "512"]},
                           "match": {"base": "networks/fianchetto.nnue", "tc": "10+0.1", "elo0": 0, "elo1": 5,
-                                    "rounds": 200, "seed": 821}})
+                                    "rounds": 200, "seed": 821, "sprt": False}})
     plan = campaign.load_plan(write_plan(tmp_path, stages=raw["stages"]), cache=tmp_path, root=tmp_path)
     final = plan.stages[1]
     assert final.challengers() == ["g8"]
     command = campaign.match_command(plan, final, "g8", "/opt/fastchess")
     assert f"EvalFile={shipped}" in command and command[command.index("--seed") + 1] == "821"
+    assert "--no-sprt" in command and command[command.index("--rounds") + 1] == "200"   # all 400 games
+    assert "--no-sprt" not in campaign.match_command(plan, plan.stages[0], "s8b-h1024", "/opt/fastchess")
     assert "final: g8 vs networks/fianchetto.nnue" in campaign.match_title(plan, final, "g8")
     data = campaign.train_command(plan, final, "g8")
     assert len(data[data.index("--data") + 1].split(",")) == 2

@@ -23,7 +23,9 @@ works through it, every step resumable:
 - each match not yet logged (in the plan's ``log``, docs/sprt.md) is played
   with ``tools/sprt.py`` (both engines the plan's build, one network each),
   datagen paused (SIGSTOP) while it plays; a match cut short goes on from the
-  folder it recorded;
+  folder it recorded. A match is an SPRT (``elo0``, ``elo1``) capped at
+  ``rounds`` game pairs, or with ``"sprt": false`` all of them (a shipping
+  match, judged by its interval);
 - ``run`` ends when every step is done.
 
 A working session's end kills the run and its children (one process group);
@@ -81,6 +83,7 @@ class Match:
     elo1: float
     rounds: int
     seed: int
+    sprt: bool = True                # False: play all the rounds (a fixed-games verdict)
 
 
 @dataclass
@@ -226,7 +229,7 @@ def match_command(plan: Plan, stage: Stage, candidate: str, fastchess: str) -> L
     index = stage.challengers().index(candidate)
     return [sys.executable, str(ROOT / "tools" / "sprt.py"), ref, ref, "--tc", match.tc,
             "--elo0", str(match.elo0), "--elo1", str(match.elo1), "--rounds", str(match.rounds),
-            "--seed", str(match.seed + index), "--concurrency", "2",
+            "--seed", str(match.seed + index), "--concurrency", "2", *([] if match.sprt else ["--no-sprt"]),
             "--base-option", f"EvalFile={plan.base_network(match.base)}",
             "--test-option", f"EvalFile={plan.network(candidate)}",
             "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, stage, candidate)]
