@@ -213,6 +213,73 @@ def test_without_fastchess_the_data_and_training_go_on_and_the_matches_wait(tmp_
     assert "match  tiny32" in campaign.status(plan) and "not played" in campaign.status(plan)
 
 
+class FakeDatagen:
+    """A datagen that says whether it still has files to play, and plays none."""
+
+    def __init__(self, busy: bool) -> None:
+        self.busy = busy
+
+    def poll(self) -> bool:
+        return self.busy
+
+
+def timed_trainings(tmp_path, monkeypatch, busy: bool):
+    """Three candidates trained by a stand-in that notes when it ran: their (start, end) times."""
+    monkeypatch.setattr(campaign, "POLL_SECONDS", 0.05)
+    raw = json.loads(small_plan(tmp_path).read_text())
+    raw["stages"][0]["candidates"] = {"one": [], "two": [], "three": []}
+    plan = campaign.load_plan(write_plan(tmp_path, **raw), cache=tmp_path / "cache", root=tmp_path)
+    data = plan.data_path("games-s5-n200.fgame")
+    data.parent.mkdir(parents=True)
+    manifest.record(str(data), {"complete": True})
+    plan.folder.mkdir(parents=True)
+    script = ("import sys, time; started = time.time(); time.sleep(0.5); "
+              "open(sys.argv[1], 'wb').write(b'net'); print(started, time.time())")
+    monkeypatch.setattr(campaign, "train_command", lambda plan, stage, candidate: [
+        sys.executable, "-c", script, str(plan.trained(candidate))])
+    campaign.train_all(plan, screen_of(plan), FakeDatagen(busy))
+    for name in ("one", "two", "three"):
+        assert (tmp_path / "kept" / f"{name}.nnue").read_bytes() == b"net"
+    return [tuple(map(float, (plan.folder / f"{name}.log").read_text().split())) for name in ("one", "two", "three")]
+
+
+def overlap(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def test_trainings_run_two_at_a_time_once_no_datagen_needs_the_cores(tmp_path, monkeypatch):
+    one, two, three = timed_trainings(tmp_path, monkeypatch, busy=False)
+    assert overlap(one, two) and not overlap(two, three) and three[0] >= max(one[1], two[1])
+
+
+def test_trainings_run_one_at_a_time_beside_a_datagen(tmp_path, monkeypatch):
+    one, two, three = timed_trainings(tmp_path, monkeypatch, busy=True)
+    assert one[1] <= two[0] and two[1] <= three[0]
+
+
+def test_a_failed_training_ends_the_one_beside_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(campaign, "POLL_SECONDS", 0.05)
+    raw = json.loads(small_plan(tmp_path).read_text())
+    raw["stages"][0]["candidates"] = {"fails": [], "long": []}
+    plan = campaign.load_plan(write_plan(tmp_path, **raw), cache=tmp_path / "cache", root=tmp_path)
+    data = plan.data_path("games-s5-n200.fgame")
+    data.parent.mkdir(parents=True)
+    manifest.record(str(data), {"complete": True})
+    plan.folder.mkdir(parents=True)
+    pid_file = tmp_path / "long.pid"
+    commands = {   # the failing one fails once the other runs
+        "fails": f"import os, sys, time\nwhile not os.path.exists({str(pid_file)!r}): time.sleep(0.01)\nsys.exit(2)",
+        "long": f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(600)"}
+    monkeypatch.setattr(campaign, "train_command", lambda plan, stage, candidate: [
+        sys.executable, "-c", commands[candidate]])
+    begun = time.monotonic()
+    with pytest.raises(RuntimeError, match="training fails ended with 2"):
+        campaign.train_all(plan, screen_of(plan), FakeDatagen(False))
+    assert time.monotonic() - begun < 60
+    with pytest.raises(ProcessLookupError):          # ended and reaped
+        os.kill(int(pid_file.read_text()), 0)
+
+
 def test_a_second_run_of_one_plan_is_refused(tmp_path):
     plan = campaign.load_plan(small_plan(tmp_path), cache=tmp_path, root=tmp_path)
     with campaign.only_run(plan):

@@ -17,9 +17,11 @@ works through it, every step resumable:
   is held) is left to that process;
 - each candidate whose network is not written trains as soon as its files are
   complete (``fianchetto train ... --resume``: a run cut short goes on from its
-  last epoch), datagen beside it; the network is then copied to the plan's
-  ``keep`` folder, to be committed: a kept network is not trained again, and
-  its match needs no data, so the trainings outlive the cache;
+  last epoch), one at a time with datagen beside it, two at a time once every
+  file is complete (a training keeps about one core busy); each network is
+  then copied to the plan's ``keep`` folder, to be committed: a kept network
+  is not trained again, and its match needs no data, so the trainings outlive
+  the cache;
 - each match not yet logged (in the plan's ``log``, docs/sprt.md) is played
   with ``tools/sprt.py`` (both engines the plan's build, one network each),
   datagen paused (SIGSTOP) while it plays; a match cut short goes on from the
@@ -54,7 +56,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Dict, Iterator, List, Optional, TextIO
+from typing import BinaryIO, Dict, Iterator, List, Optional, TextIO, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -349,22 +351,51 @@ def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
         raise RuntimeError(f"{what} ended with {proc.returncode}")
 
 
+#: Trainings run side by side once no datagen shares the cores (a training keeps
+#: about one core busy; the machine has two).
+TRAININGS_AT_ONCE = 2
+
+
 def train_all(plan: Plan, stage: Stage, datagen: Datagen) -> None:
+    """Train the stage's candidates that have no network yet, in the plan's order:
+    one at a time beside a datagen, TRAININGS_AT_ONCE at a time when none is left."""
+    pending = [candidate for candidate in stage.candidates if not plan.network(candidate).exists()]
+    if pending:
+        wait_for_data(plan, stage, datagen)
+    while pending:
+        at_once = 1 if datagen.poll() else TRAININGS_AT_ONCE
+        train_together(plan, stage, datagen, pending[:at_once])
+        for candidate in pending[:at_once]:
+            keep(plan, candidate)
+        pending = pending[at_once:]
     for candidate in stage.candidates:
-        if not plan.network(candidate).exists():
-            train(plan, stage, datagen, candidate)
         keep(plan, candidate)
 
 
-def train(plan: Plan, stage: Stage, datagen: Datagen, candidate: str) -> None:
+def wait_for_data(plan: Plan, stage: Stage, datagen: Datagen) -> None:
     while not all(is_complete(plan.data_path(name)) for name in stage.data):
         datagen.poll()
         time.sleep(POLL_SECONDS)
-    print(f"train: {candidate} ({stage.name})", flush=True)
-    with open(plan.folder / f"{candidate}.log", "ab") as log:
-        proc = subprocess.Popen(train_command(plan, stage, candidate), stdout=log, stderr=subprocess.STDOUT,
-                                preexec_fn=interruptible_child)
-        wait(proc, datagen, f"training {candidate}")
+
+
+def train_together(plan: Plan, stage: Stage, datagen: Datagen, candidates: List[str]) -> None:
+    """Train `candidates` side by side and wait for all; an error or an
+    interruption ends the others too."""
+    with contextlib.ExitStack() as logs:
+        started: List[Tuple[str, subprocess.Popen]] = []
+        try:
+            for candidate in candidates:
+                print(f"train: {candidate} ({stage.name})", flush=True)
+                log = logs.enter_context(open(plan.folder / f"{candidate}.log", "ab"))
+                started.append((candidate, subprocess.Popen(train_command(plan, stage, candidate), stdout=log,
+                                                            stderr=subprocess.STDOUT,
+                                                            preexec_fn=interruptible_child)))
+            for candidate, proc in started:
+                wait(proc, datagen, f"training {candidate}")
+        except BaseException:
+            for _, proc in started:
+                end_child(proc)
+            raise
 
 
 def keep(plan: Plan, candidate: str) -> None:
