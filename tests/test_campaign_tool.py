@@ -223,16 +223,22 @@ class FakeDatagen:
         return self.busy
 
 
-def timed_trainings(tmp_path, monkeypatch, busy: bool):
-    """Three candidates trained by a stand-in that notes when it ran: their (start, end) times."""
+def plan_with_its_data(tmp_path, monkeypatch, *candidates: str):
+    """The small plan with these candidates (no options of their own), its data file complete."""
     monkeypatch.setattr(campaign, "POLL_SECONDS", 0.05)
     raw = json.loads(small_plan(tmp_path).read_text())
-    raw["stages"][0]["candidates"] = {"one": [], "two": [], "three": []}
+    raw["stages"][0]["candidates"] = {name: [] for name in candidates}
     plan = campaign.load_plan(write_plan(tmp_path, **raw), cache=tmp_path / "cache", root=tmp_path)
     data = plan.data_path("games-s5-n200.fgame")
     data.parent.mkdir(parents=True)
     manifest.record(str(data), {"complete": True})
     plan.folder.mkdir(parents=True)
+    return plan
+
+
+def timed_trainings(tmp_path, monkeypatch, busy: bool):
+    """Three candidates trained by a stand-in that notes when it ran: their (start, end) times."""
+    plan = plan_with_its_data(tmp_path, monkeypatch, "one", "two", "three")
     script = ("import sys, time; started = time.time(); time.sleep(0.5); "
               "open(sys.argv[1], 'wb').write(b'net'); print(started, time.time())")
     monkeypatch.setattr(campaign, "train_command", lambda plan, stage, candidate: [
@@ -258,14 +264,7 @@ def test_trainings_run_one_at_a_time_beside_a_datagen(tmp_path, monkeypatch):
 
 
 def test_a_failed_training_ends_the_one_beside_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(campaign, "POLL_SECONDS", 0.05)
-    raw = json.loads(small_plan(tmp_path).read_text())
-    raw["stages"][0]["candidates"] = {"fails": [], "long": []}
-    plan = campaign.load_plan(write_plan(tmp_path, **raw), cache=tmp_path / "cache", root=tmp_path)
-    data = plan.data_path("games-s5-n200.fgame")
-    data.parent.mkdir(parents=True)
-    manifest.record(str(data), {"complete": True})
-    plan.folder.mkdir(parents=True)
+    plan = plan_with_its_data(tmp_path, monkeypatch, "fails", "long")
     pid_file = tmp_path / "long.pid"
     commands = {   # the failing one fails once the other runs
         "fails": f"import os, sys, time\nwhile not os.path.exists({str(pid_file)!r}): time.sleep(0.01)\nsys.exit(2)",
