@@ -285,3 +285,16 @@ def test_a_second_run_of_one_plan_is_refused(tmp_path):
         with pytest.raises(RuntimeError, match="another run"):
             with campaign.only_run(plan):
                 pass
+
+
+def test_status_to_a_reader_that_went_away_ends_quietly(tmp_path):
+    reader, writer = os.pipe()
+    os.close(reader)                        # every write to the pipe now fails (EPIPE)
+    env = dict(os.environ, FIANCHETTO_CACHE=str(tmp_path))
+    try:
+        done = subprocess.run([sys.executable, str(campaign.ROOT / "tools" / "campaign.py"), "status"],
+                              stdout=writer, stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr

@@ -506,6 +506,18 @@ def status(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def print_quietly(text: str) -> int:
+    """Print ``text``; a reader that went away early (``status | head -3``) ends
+    the command quietly (exit 1), as with any Unix tool."""
+    try:
+        print(text, flush=True)
+        return 0
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and complain: point it at nothing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("command", choices=("status", "run"))
@@ -518,8 +530,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{args.plan}: {error!r}", file=sys.stderr)
         return 2
     if args.command == "status":
-        print(status(plan))
-        return 0
+        return print_quietly(status(plan))
     interrupt_on_stop_signals()
     try:
         return run(plan, args.fastchess)
