@@ -653,6 +653,22 @@ def test_drawn_endgame_reports_a_draw_score(drawn_games, material, fen):
     assert not off, f"{len(off)} of {len(scores)} drawn positions reported a non-draw score, e.g. {off[:3]}"
 
 
+def test_searchmoves_without_the_winning_move_get_their_own_score(tb_engine, oracle):
+    """A won root searched only among moves that throw the win away: the tables'
+    verdict is about the winning move, so the score is the search's (a draw here)."""
+    fen = WON[0][1]
+    board = chess.Board(fen)
+    blunder = chess.Move.from_uci("e2e3")                       # the king takes the rook
+    board.push(blunder)
+    assert oracle.probe_wdl(board) == 0
+    tb_engine.send("ucinewgame")
+    tb_engine.send(f"position fen {fen}")
+    lines, best, _ = tb_engine.go(f"{WIN_NODES} searchmoves e2e3")
+    assert best == "e2e3"
+    scores = [(info["kind"], info["score"]) for info in infos(lines)]
+    assert scores and all(kind == "cp" and abs(value) <= 10 for kind, value in scores), scores
+
+
 # --- tbhits -----------------------------------------------------------------------------
 TBHIT_POSITIONS = [
     WON[0][1],                 # a won root: the tables decide the move

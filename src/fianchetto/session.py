@@ -526,7 +526,7 @@ class UciSession:
             job.last_exact_line = SearchInfo(depth=0, score=score, nodes=0, time=0)
             return None, None
         roots = self._root_moves(board, params.searchmoves, legal)
-        decided = self._root_decision(job, roots, legal)
+        decided = self._root_decision(job, roots)
         if isinstance(decided, str):
             return decided, None
         elo = self._limited_elo()
@@ -538,8 +538,7 @@ class UciSession:
             best, ponder = self._fallback_move(job), None
         return best, ponder
 
-    def _root_decision(self, job: _Job, roots: Optional[List[str]],
-                       legal: List[str]) -> Union[str, List[str], None]:
+    def _root_decision(self, job: _Job, roots: Optional[List[str]]) -> Union[str, List[str], None]:
         """A move the book or the tablebases play without searching (a string), or
         the root moves to search (None: all), narrowed by the tablebases."""
         book_move = self._book_move(job.board, job.params)
@@ -550,13 +549,14 @@ class UciSession:
         decision = self._tablebase_root(job.board)
         if decision is None:
             return roots
-        if decision.move is not None and (not roots or decision.move in roots):
-            self.listener.message(f"tablebase move {decision.move}")
+        plan = decision.plan(roots)
+        if plan.play is not None:
+            self.listener.message(f"tablebase move {plan.play}")
             job.last_exact_line = SearchInfo(depth=1, score=Score.cp(decision.score_cp), nodes=0, time=0,
-                                             pv=[decision.move], tbhits=decision.tbhits)
-            return decision.move
-        job.tb_score_cp = decision.score_cp
-        return [m for m in (roots or legal) if m in decision.moves] or roots
+                                             pv=[plan.play], tbhits=decision.tbhits)
+            return plan.play
+        job.tb_score_cp = plan.score_cp
+        return plan.roots
 
     def _run_core(self, job: _Job, roots: Optional[List[str]],
                   elo: Optional[int]) -> Tuple[Optional[str], Optional[str]]:

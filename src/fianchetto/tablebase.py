@@ -35,6 +35,29 @@ class RootDecision:
     moves: List[str] = field(default_factory=list)   # moves a search may choose from
     tbhits: int = 0
 
+    def plan(self, allowed: Optional[List[str]]) -> "RootPlan":
+        """What to do when the user allows only `allowed` (None: every move). A verdict
+        about moves the user did not allow says nothing of the others: they are
+        searched, with the search's own scores."""
+        if self.move is not None:
+            if allowed is None or self.move in allowed:
+                return RootPlan(play=self.move)
+            return RootPlan(roots=allowed)
+        kept = [move for move in (allowed or self.moves) if move in self.moves]
+        if not kept:
+            return RootPlan(roots=allowed)
+        return RootPlan(roots=kept, score_cp=self.score_cp)
+
+
+@dataclass
+class RootPlan:
+    """A covered root: play `play` without searching, or search `roots` (None: every
+    move) and report `score_cp` for them (None: the search's own scores)."""
+
+    play: Optional[str] = None
+    roots: Optional[List[str]] = None
+    score_cp: Optional[int] = None
+
 
 @dataclass
 class _RankedMove:
