@@ -169,7 +169,8 @@ def test_a_new_search_ends_a_running_stream():
 
 def test_options_and_configure():
     with Engine() as engine:
-        assert set(engine.options) == {"Hash", "Threads", "EvalFile"}
+        assert set(engine.options) == {"Hash", "Threads", "EvalFile", "SyzygyPath", "SyzygyProbeLimit",
+                                       "SyzygyProbeDepth", "Syzygy50MoveRule"}
         assert engine.options["Hash"].default == 16
         engine.configure({"Hash": 32, "Threads": 2})
         assert engine.analyse(chess.Board(), chess.engine.Limit(depth=4))["depth"] == 4

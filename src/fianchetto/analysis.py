@@ -24,10 +24,15 @@ mates, with python-chess's ``PovScore`` one call away. Each Engine evaluates
 with its own choice of network (the shipped one unless ``eval_file`` names
 another, or ``"none"`` for the hand-crafted evaluation); Engines that name the
 same file share its weights, and no Engine's choice changes another's.
+``syzygy_path`` (or the ``SyzygyPath`` option) lets an Engine use Syzygy tables
+as the UCI engine does (the root's verdict, probes in the search); the process
+holds one set of tables, so Engines with tables share their folders
+(:mod:`fianchetto.tablebase`), and an Engine without tables never probes them.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import warnings
 from dataclasses import dataclass
@@ -39,6 +44,7 @@ import chess.engine
 from fianchetto.board import Board
 from fianchetto.score import Score, SearchInfo, event_from_core, normalised
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
+from fianchetto.tablebase import Tablebases
 from fianchetto.timeman import plan
 from fianchetto.wdl import load_model, material_of_fen
 
@@ -139,6 +145,10 @@ ENGINE_OPTIONS = {
     "Hash": chess.engine.Option("Hash", "spin", 16, 1, 65536, []),
     "Threads": chess.engine.Option("Threads", "spin", 1, 1, 256, []),
     "EvalFile": chess.engine.Option("EvalFile", "string", "default", None, None, []),
+    "SyzygyPath": chess.engine.Option("SyzygyPath", "string", "", None, None, []),
+    "SyzygyProbeLimit": chess.engine.Option("SyzygyProbeLimit", "spin", 7, 0, 7, []),
+    "SyzygyProbeDepth": chess.engine.Option("SyzygyProbeDepth", "spin", 1, 1, 100, []),
+    "Syzygy50MoveRule": chess.engine.Option("Syzygy50MoveRule", "check", True, None, None, []),
 }
 
 
@@ -153,16 +163,21 @@ class Engine:
     thread; ``close`` (or ``quit``) frees the table, and a closed Engine raises
     ``chess.engine.EngineTerminatedError`` (a RuntimeError)."""
 
-    def __init__(self, hash_mb: int = 16, threads: int = 1, eval_file: Optional[str] = None) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1, eval_file: Optional[str] = None,
+                 syzygy_path: Optional[str] = None) -> None:
         from core_cy.core import Search
 
         self._load_evaluation(eval_file)
         self._search = Search(hash_mb=hash_mb, threads=threads, network=self.network)
-        self._values: Dict[str, Any] = {"Hash": int(hash_mb), "Threads": int(threads),
-                                        "EvalFile": eval_file or "default"}
+        self._values: Dict[str, Any] = {name: option.default for name, option in ENGINE_OPTIONS.items()}
+        self._values.update(Hash=int(hash_mb), Threads=int(threads), EvalFile=eval_file or "default")
         self._lock = threading.Lock()
         self._stream: Optional[AnalysisStream] = None
         self._game: Any = None
+        self._tablebases = Tablebases()
+        self._nodes = 0                  # the last search's
+        if syzygy_path:
+            self._set_option("SyzygyPath", syzygy_path)
 
     def _load_evaluation(self, eval_file: Optional[str]) -> None:
         from fianchetto import evaluation
@@ -180,8 +195,9 @@ class Engine:
         return dict(ENGINE_OPTIONS)
 
     def configure(self, options: Dict[str, Any]) -> None:
-        """Set Hash, Threads or EvalFile (``chess.engine.EngineError`` for any other
-        option or a bad value); they hold for every later search."""
+        """Set the options of :attr:`options` (``chess.engine.EngineError`` for any
+        other option or a bad value, the previous value kept); they hold for every
+        later search."""
         for name, value in options.items():
             self._set_option(name, value)
 
@@ -194,13 +210,21 @@ class Engine:
                 search.set_hash(value)
             elif spec.name == "Threads":
                 search.set_threads(value)
-            else:
+            elif spec.name == "SyzygyPath":
+                self._use_tables(value)
+            elif spec.name == "EvalFile":
                 try:
                     self._load_evaluation(value)               # '' and 'default': the shipped one
                 except ValueError as exc:
                     raise chess.engine.EngineError(str(exc)) from exc
                 search.set_network(self.network)
             self._values[spec.name] = value
+
+    def _use_tables(self, spec: str) -> None:
+        problems = self._tablebases.configure(spec)
+        if problems:
+            self._tablebases.configure(self._values["SyzygyPath"])     # the tables held before
+            raise chess.engine.EngineError("; ".join(problems))
 
     def play(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
              game: object = None, info: chess.engine.Info = chess.engine.INFO_NONE, ponder: bool = False,
@@ -292,20 +316,42 @@ class Engine:
         best, ponder = self._run(ours, limits, on_line, final_only=True)
         if not closing or best is None:
             raise RuntimeError("the search reported no line")
-        return best, ponder, closing, int(self._open_search().nodes)
+        return best, ponder, closing, self._nodes
 
     def _run(self, ours: Board, limits: Dict[str, Any], on_line: Any, final_only: bool = False):
         """One search under the lock; each reported line with a PV (with ``final_only``,
-        each line of the closing report) goes to ``on_line`` as a SearchInfo."""
-        def on_info(report: Any) -> None:
-            if final_only and not getattr(report, "final", False):
-                return
-            event = event_from_core(report)
-            if isinstance(event, SearchInfo) and event.pv:
-                on_line(event)
-
+        each line of the closing report) goes to ``on_line`` as a SearchInfo. A root
+        the tables decide is played without searching, as the UCI engine plays it."""
         with self._lock:
-            return self._open_search().go(ours, info=on_info, **limits)
+            search = self._open_search()
+            decision = self._tablebases.root(ours, int(self._values["SyzygyProbeLimit"]),
+                                             bool(self._values["Syzygy50MoveRule"]))
+            plan = decision.plan(limits.get("searchmoves")) if decision is not None else None
+            if plan is not None and plan.play is not None:
+                self._nodes = 0
+                on_line(SearchInfo(depth=1, seldepth=1, multipv=1, score=Score.cp(decision.score_cp), nodes=0,
+                                   time=0, pv=[plan.play], tbhits=decision.tbhits, final=True, proven=True))
+                return plan.play, None
+            proven = plan.score_cp if plan is not None else None
+
+            def on_info(report: Any) -> None:
+                if final_only and not getattr(report, "final", False):
+                    return
+                event = event_from_core(report)
+                if isinstance(event, SearchInfo) and event.pv:
+                    on_line(event if proven is None or (event.score and event.score.is_mate)
+                            else dataclasses.replace(event, score=Score.cp(proven), proven=True))
+
+            if plan is not None:
+                limits = dict(limits, searchmoves=plan.roots)
+            best = search.go(ours, info=on_info, **limits, **self._table_limits())
+            self._nodes = int(search.nodes)
+            return best
+
+    def _table_limits(self) -> Dict[str, Any]:
+        return {"tb_probe_limit": self._tablebases.probe_limit(int(self._values["SyzygyProbeLimit"])),
+                "tb_50_move_rule": bool(self._values["Syzygy50MoveRule"]),
+                "tb_probe_depth": int(self._values["SyzygyProbeDepth"])}
 
     def _run_with(self, ours: Board, limits: Dict[str, Any], on_line: Any, options: Dict[str, Any]):
         with self._options(options):
@@ -363,6 +409,7 @@ class Engine:
         with self._lock:
             self._search = None
             self.network = None
+            self._tablebases.close()
 
     def _open_search(self) -> Any:
         """The search, or a clear error once the Engine is closed."""
@@ -377,5 +424,5 @@ class Engine:
         self.close()
 
     def _line(self, event: SearchInfo, material: int) -> Line:
-        shown, wdl = normalised(event.score or Score.cp(0), self.wdl_model, material)
+        shown, wdl = normalised(event.score or Score.cp(0), self.wdl_model, material, proven=event.proven)
         return Line(list(event.pv), shown, wdl, event.depth, event.seldepth or event.depth, event.multipv or 1)

@@ -113,6 +113,7 @@ class SearchInfo:
     pv: List[str] = field(default_factory=list)
     wdl: Optional[Tuple[int, int, int]] = None   # win, draw, loss per mille (UCI_ShowWDL)
     final: bool = False                  # the core's closing line, sent before bestmove
+    proven: bool = False                 # a tablebase verdict: the score is exact (not sent)
     effort: Optional[float] = None       # share of the main thread's nodes spent on this line's first move (not sent)
 
     @property

@@ -489,13 +489,15 @@ class UciSession:
 
     def shutdown(self, timeout: float = 1.0) -> bool:
         """``quit``: let a ``go perft`` finish, stop the search; True if the worker
-        ended within ``timeout``."""
+        ended within ``timeout`` (then the tables are let go)."""
         self._finish_perft()
         job = self._job
         self.stop()
         if job is not None and job.thread is not None:
             job.thread.join(timeout)
-            return not job.thread.is_alive()
+            if job.thread.is_alive():
+                return False
+        self.tablebases.close()
         return True
 
     # --- the worker thread ----------------------------------------------------------------
@@ -586,7 +588,7 @@ class UciSession:
                 multipv=multipv,
                 searchmoves=roots,
                 info=lambda report: self._on_core_event(job, report),
-                tb_probe_limit=int(self.options["SyzygyProbeLimit"]),
+                tb_probe_limit=self.tablebases.probe_limit(int(self.options["SyzygyProbeLimit"])),
                 tb_50_move_rule=bool(self.options["Syzygy50MoveRule"]),
                 tb_probe_depth=int(self.options["SyzygyProbeDepth"]),
             )

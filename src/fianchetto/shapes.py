@@ -78,7 +78,7 @@ def info_dict(event: SearchInfo, turn: chess.Color, model: WdlModel, material: i
         if event.time is not None:
             info["time"] = event.time / 1000.0
     if selector & Info.SCORE and event.score is not None:
-        shown, wdl = normalised(event.score, model, material)
+        shown, wdl = normalised(event.score, model, material, proven=event.proven)
         info["score"] = pov_score(shown, turn)
         info["wdl"] = chess.engine.PovWdl(chess.engine.Wdl(*wdl), turn)
         if event.bound is not None:

@@ -9,13 +9,21 @@ move (capture, pawn move or mate), which can never let the win slip; a drawn
 position is searched among the moves that keep the draw; a lost one plays the
 longest resistance. With ``Syzygy50MoveRule`` on, wins that the fifty-move rule
 would spoil count as draws (and such losses as saved).
+
+The core holds one set of tables per process. Every :class:`Tablebases` of the
+process (a UCI session, each in-process ``Engine``) shares it: users of the same
+folders share the loaded tables, and a user that names other folders while
+another still holds tables is refused (the tables are never swapped under a
+search that probes them). A user without tables never probes another's.
 """
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from core_cy.core import syzygy_init
 
@@ -66,33 +74,67 @@ class _RankedMove:
     plies: int            # plies to the next zeroing move on the winning/losing side
 
 
+class _Loaded:
+    """The process's tables: their folders and who holds them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.folders: List[str] = []
+        self.max_pieces = 0
+        self.holders: "weakref.WeakSet[Tablebases]" = weakref.WeakSet()
+
+    def load(self, folders: List[str]) -> None:
+        self.max_pieces = syzygy_init(os.pathsep.join(folders))
+        self.folders = folders if self.max_pieces else []
+
+
+_LOADED = _Loaded()
+
+
 class Tablebases:
+    """One user's view of the process's Syzygy tables (module docstring)."""
+
     def __init__(self) -> None:
         self.max_pieces = 0
         self.hits = 0
 
     def configure(self, spec: str) -> List[str]:
-        """Load the folders in `spec` (os.pathsep separated); return problems found.
+        """Use the tables of the folders in `spec` (os.pathsep separated); return
+        problems found. Refused, keeping the tables held before, when another
+        user holds tables of other folders.
 
-        No search may run meanwhile (the core replaces its tables)."""
-        problems = []
-        folders = [part.strip() for part in spec.split(os.pathsep) if part.strip()]
-        folders = [f for f in folders if f != "<empty>"]
-        usable = []
-        for folder in folders:
-            path = Path(folder).expanduser()
-            if path.is_dir():
-                usable.append(str(path))
-            else:
-                problems.append(f"Syzygy folder not found: {path}")
-        self.max_pieces = syzygy_init(os.pathsep.join(usable))
-        if usable and not self.max_pieces:
-            problems.append("no Syzygy tables found in SyzygyPath")
+        This user's searches must not run meanwhile (the core may replace its tables)."""
+        folders, problems = _folders_with_tables(spec)
+        with _LOADED.lock:
+            others = [holder for holder in _LOADED.holders if holder is not self]
+            if folders and others and folders != _LOADED.folders:
+                return problems + [f"Syzygy tables of other folders are in use in this process "
+                                   f"({os.pathsep.join(_LOADED.folders)}); it holds one set at a time"]
+            self._release(others)
+            if not folders:
+                return problems
+            if folders != _LOADED.folders:
+                _LOADED.load(folders)
+            if not _LOADED.max_pieces:
+                return problems + ["no Syzygy tables found in SyzygyPath"]
+            _LOADED.holders.add(self)
+            self.max_pieces = _LOADED.max_pieces
         return problems
 
     def close(self) -> None:
-        syzygy_init("")
+        """Let go of the tables (unloaded when no other user holds them)."""
+        with _LOADED.lock:
+            self._release([holder for holder in _LOADED.holders if holder is not self])
+
+    def _release(self, others: List["Tablebases"]) -> None:
+        _LOADED.holders.discard(self)
         self.max_pieces = 0
+        if not others and _LOADED.folders:
+            _LOADED.load([])
+
+    def probe_limit(self, limit: int) -> int:
+        """The search's probe limit: `limit`, or 0 when this user has no tables."""
+        return min(int(limit), self.max_pieces)
 
     def covers(self, board: Board, probe_limit: int) -> bool:
         placement, _, castling = board.fen().split()[:3]
@@ -148,6 +190,25 @@ class Tablebases:
             return _RankedMove(move, outcome, plies)
         finally:
             position.pop()
+
+
+def _folders_with_tables(spec: str) -> Tuple[List[str], List[str]]:
+    """The folders of `spec` that hold WDL tables (resolved paths), and the problems."""
+    problems, folders, found = [], [], False
+    for part in spec.split(os.pathsep):
+        part = part.strip()
+        if not part or part == "<empty>":
+            continue
+        path = Path(part).expanduser()
+        if not path.is_dir():
+            problems.append(f"Syzygy folder not found: {path}")
+            continue
+        found = True
+        if any(path.glob("*.rtbw")):
+            folders.append(str(path.resolve()))
+    if found and not folders:
+        problems.append("no Syzygy tables found in SyzygyPath")
+    return folders, problems
 
 
 def _preference(r: _RankedMove):
