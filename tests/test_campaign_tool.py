@@ -126,6 +126,20 @@ def test_the_status_of_a_file_being_written_shows_its_last_progress_line(tmp_pat
     assert campaign.last_progress(log) == "positions 30/90  6/s  eta 10s"
 
 
+def test_the_status_of_a_training_under_way_shows_its_last_epoch_line(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
+    first = next(iter(screen_of(plan).candidates))
+    plan.folder.mkdir(parents=True)
+    (plan.folder / f"{first}.log").write_text(
+        "100 positions: 98 train, 2 validation; hidden 512\n"
+        "epoch 0: validation loss 0.074 (before training)\n"
+        "epoch 1: train loss 0.008  validation loss 0.0075  130.0 s  200,000 pos/s\n"
+        "epoch 2/10   40%  eta 80s\r")
+    shown = campaign.status(plan).splitlines()
+    at = shown.index(next(line for line in shown if line.startswith(f"train  {first}")))
+    assert shown[at + 1].strip() == "epoch 2/10   40%  eta 80s"
+
+
 def test_a_file_is_complete_by_its_manifest_and_busy_while_its_lock_is_held(tmp_path):
     path = tmp_path / "games-s9-n10.fgame"
     path.write_bytes(b"games")

@@ -471,14 +471,15 @@ def run(plan: Plan, fastchess: Optional[str]) -> int:
     return 3 if matches and not fastchess else 0
 
 
-def last_progress(log: Path) -> str:
-    """The last progress line a datagen log holds (its rate and time to go)."""
+def last_progress(log: Path, prefix: str = "positions ") -> str:
+    """The last progress line a log holds: a datagen's rate and time to go, or
+    (prefix ``"epoch "``) a training's epoch and losses."""
     if not log.exists():
         return "(no log here: another process writes it)"
     with open(log, "rb") as handle:
         handle.seek(max(0, log.stat().st_size - 4096))
         tail = handle.read().decode("utf-8", "replace").replace("\r", "\n")
-    lines = [line.strip() for line in tail.splitlines() if line.startswith("positions ")]
+    lines = [line.strip() for line in tail.splitlines() if line.startswith(prefix)]
     return lines[-1] if lines else "(no progress yet)"
 
 
@@ -499,6 +500,9 @@ def status(plan: Plan) -> str:
             where = (f"written: {network}" if network.exists() else "part trained" if state_file.exists()
                      else "not started")
             lines.append(f"train  {candidate:28} {where}")
+            log = plan.folder / f"{candidate}.log"
+            if not network.exists() and log.exists():
+                lines.append(f"       {last_progress(log, 'epoch ')}")
         for candidate in stage.challengers():
             row = logged_row(plan, stage, candidate)
             saved = (plan.folder / f"match-{candidate}.folder").exists()
