@@ -16,7 +16,7 @@ import pytest
 
 from fianchetto import Engine
 from fianchetto.cli import engine_command
-from fianchetto.tablebase import Tablebases
+from fianchetto.tablebase import TablebaseError, Tablebases
 
 from support.tables import SYZYGY
 
@@ -127,14 +127,28 @@ def test_other_folders_are_refused_while_another_user_holds_tables(tmp_path):
     elsewhere = other_folder(tmp_path, "KRvK")
     try:
         assert holder.configure(str(SYZYGY)) == []
-        problems = newcomer.configure(elsewhere)
-        assert len(problems) == 1 and "in use" in problems[0] and newcomer.max_pieces == 0
+        with pytest.raises(TablebaseError, match="in use"):
+            newcomer.configure(elsewhere)
+        assert newcomer.max_pieces == 0
         assert holder.root(chess_board(DRAWN), 7, True) is not None     # KRvKR: not in the other folder
         holder.close()
         assert newcomer.configure(elsewhere) == [] and newcomer.max_pieces == 3
     finally:
         holder.close()
         newcomer.close()
+
+
+def test_files_the_core_cannot_read_are_refused_and_the_tables_held_before_stay(tmp_path):
+    (tmp_path / "KQvK.rtbw").write_bytes(b"not a table")      # a table's name, not its magic
+    (tmp_path / "notes.rtbw").write_bytes(b"")                   # not a table's name
+    user = Tablebases()
+    try:
+        assert user.configure(str(SYZYGY)) == []
+        with pytest.raises(TablebaseError, match="no Syzygy tables"):
+            user.configure(str(tmp_path))
+        assert user.max_pieces == 4 and user.root(chess_board(DRAWN), 7, True) is not None
+    finally:
+        user.close()
 
 
 def chess_board(fen: str):

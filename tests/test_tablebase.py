@@ -1,4 +1,5 @@
 """Root tablebase decisions keep wins and draws (checked with python-chess's prober)."""
+import os
 import random
 
 import chess
@@ -6,7 +7,7 @@ import chess.syzygy
 import pytest
 
 from fianchetto import Board
-from fianchetto.tablebase import DRAW, LOSS, WIN, Tablebases
+from fianchetto.tablebase import DRAW, LOSS, WIN, TablebaseError, Tablebases
 
 from support.tables import SYZYGY   # noqa: E402
 
@@ -121,12 +122,21 @@ def test_probe_limit_and_castling_disable_probing(tables):
     assert tables.root(Board(), 7, True) is None
 
 
-def test_bad_paths_are_reported_not_raised(tmp_path):
+def test_a_path_without_tables_is_refused_and_the_tables_held_before_stay(tmp_path):
+    krk = Board("8/8/8/3k4/8/8/1R2K3/8 w - - 0 1")
+    bad_paths = ((tmp_path / "missing", "not found"), (tmp_path, "no Syzygy tables"))
     tb = Tablebases()
     try:
-        problems = tb.configure(str(tmp_path / "missing"))
-        assert problems and tb.max_pieces == 0
-        assert tb.configure(str(tmp_path)) == ["no Syzygy tables found in SyzygyPath"]
-        assert tb.root(Board("8/8/8/3k4/8/8/1R2K3/8 w - - 0 1"), 7, True) is None
+        for bad, reason in bad_paths:
+            with pytest.raises(TablebaseError, match=reason):
+                tb.configure(str(bad))
+            assert tb.max_pieces == 0 and tb.root(krk, 7, True) is None
+        assert tb.configure(str(SYZYGY)) == []
+        for bad, reason in bad_paths:
+            with pytest.raises(TablebaseError, match=reason):
+                tb.configure(str(bad))
+            assert tb.max_pieces == 4 and tb.root(krk, 7, True) is not None
+        problems = tb.configure(os.pathsep.join([str(tmp_path / "missing"), str(SYZYGY)]))
+        assert problems == [f"Syzygy folder not found: {tmp_path / 'missing'}"] and tb.max_pieces == 4
     finally:
-        tb.configure(str(SYZYGY))
+        tb.close()

@@ -708,6 +708,22 @@ def test_tbhits_reported_with_syzygy_path_and_zero_without():
         without.close()
 
 
+def test_a_syzygy_path_without_tables_keeps_the_tables_loaded_before(tmp_path):
+    require_tables("KRvK", "KRvKN")
+    engine = UciPipe()
+    try:
+        engine.send(f"setoption name SyzygyPath value {tb_spec()}")
+        engine.sync()
+        for bad in (tmp_path / "missing", tmp_path):
+            engine.send(f"setoption name SyzygyPath value {bad}")
+            said = [line for line in engine.sync() if line.startswith("info string")]
+            assert any("keeping the Syzygy tables loaded before" in line for line in said), said
+            for fen in TBHIT_POSITIONS:
+                assert max(all_tbhits(engine, fen)) > 0, f"{fen}: the tables were let go after {bad}"
+    finally:
+        engine.close()
+
+
 def search_tbhits(engine: UciPipe, fen: str, probe_limit: int, probe_depth: int) -> int:
     engine.send(f"setoption name SyzygyProbeLimit value {probe_limit}")
     engine.send(f"setoption name SyzygyProbeDepth value {probe_depth}")

@@ -44,7 +44,7 @@ import chess.engine
 from fianchetto.board import Board
 from fianchetto.score import Score, SearchInfo, event_from_core, normalised
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
-from fianchetto.tablebase import Tablebases
+from fianchetto.tablebase import TablebaseError, Tablebases
 from fianchetto.timeman import plan
 from fianchetto.wdl import load_model, material_of_fen
 
@@ -221,9 +221,15 @@ class Engine:
             self._values[spec.name] = value
 
     def _use_tables(self, spec: str) -> None:
-        problems = self._tablebases.configure(spec)
+        """The tables of `spec`, or EngineError with the tables held before kept (a
+        path with a missing folder is refused whole)."""
+        try:
+            problems = self._tablebases.configure(spec)
+        except TablebaseError as exc:
+            raise chess.engine.EngineError(str(exc)) from None
         if problems:
-            self._tablebases.configure(self._values["SyzygyPath"])     # the tables held before
+            with contextlib.suppress(TablebaseError):
+                self._tablebases.configure(self._values["SyzygyPath"])
             raise chess.engine.EngineError("; ".join(problems))
 
     def play(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,

@@ -130,10 +130,13 @@ def report(syzygy: Optional[str] = None) -> Iterator[Tuple[str, str]]:
         yield "Syzygy paths", "none given (the engine starts with SyzygyPath empty; " \
                               "check folders with: fianchetto doctor --syzygy PATH)"
         return
-    from fianchetto.tablebase import Tablebases
+    from fianchetto.tablebase import TablebaseError, Tablebases
 
     tables = Tablebases()
-    problems = tables.configure(syzygy)
+    try:
+        problems = tables.configure(syzygy)
+    except TablebaseError as exc:
+        problems = [str(exc)]
     try:
         yield "Syzygy paths", syzygy
         yield "Syzygy tables", f"up to {tables.max_pieces} pieces" if tables.max_pieces else "none found"

@@ -36,7 +36,7 @@ from fianchetto import deep_perft, strength
 from fianchetto.board import START_FEN, Board
 from fianchetto.evaluation import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
-from fianchetto.tablebase import RootDecision, Tablebases
+from fianchetto.tablebase import RootDecision, TablebaseError, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
 from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core, normalised
 from fianchetto.timeman import NO_LIMITS, TimeLimits, plan_for_side
@@ -302,7 +302,11 @@ class UciSession:
             apply_tunable(spec.name, int(value))  # type: ignore[arg-type]
         elif spec.name == "SyzygyPath":
             self.finish_search("SyzygyPath")   # the core replaces its tables
-            for problem in self.tablebases.configure(str(value)):
+            try:
+                problems = self.tablebases.configure(str(value))
+            except TablebaseError as exc:
+                raise OptionError(f"{exc}; keeping {self.tablebases.describe()}") from None
+            for problem in problems:
                 self.listener.message(problem)
             if self.tablebases.max_pieces:
                 self.listener.message(f"Syzygy tables loaded: up to {self.tablebases.max_pieces} pieces")

@@ -74,6 +74,10 @@ class _RankedMove:
     plies: int            # plies to the next zeroing move on the winning/losing side
 
 
+class TablebaseError(ValueError):
+    """A SyzygyPath that cannot be used; the tables held before stay."""
+
+
 class _Loaded:
     """The process's tables: their folders and who holds them."""
 
@@ -99,27 +103,36 @@ class Tablebases:
         self.hits = 0
 
     def configure(self, spec: str) -> List[str]:
-        """Use the tables of the folders in `spec` (os.pathsep separated); return
-        problems found. Refused, keeping the tables held before, when another
-        user holds tables of other folders.
+        """Use the tables of the folders in `spec` (os.pathsep separated; empty or
+        ``<empty>``: none) and return the problems with some of its folders.
+        :class:`TablebaseError`, the tables held before kept, when no folder of
+        `spec` holds tables, or when another user holds tables of other folders.
 
         This user's searches must not run meanwhile (the core may replace its tables)."""
         folders, problems = _folders_with_tables(spec)
+        if problems and not folders:
+            raise TablebaseError("; ".join(problems))
         with _LOADED.lock:
             others = [holder for holder in _LOADED.holders if holder is not self]
-            if folders and others and folders != _LOADED.folders:
-                return problems + [f"Syzygy tables of other folders are in use in this process "
-                                   f"({os.pathsep.join(_LOADED.folders)}); it holds one set at a time"]
-            self._release(others)
             if not folders:
+                self._release(others)
                 return problems
             if folders != _LOADED.folders:
+                if others:
+                    raise TablebaseError(f"Syzygy tables of other folders are in use in this process "
+                                         f"({os.pathsep.join(_LOADED.folders)}); it holds one set at a time")
+                held = _LOADED.folders
                 _LOADED.load(folders)
-            if not _LOADED.max_pieces:
-                return problems + ["no Syzygy tables found in SyzygyPath"]
+                if not _LOADED.max_pieces:
+                    _LOADED.load(held)
+                    raise TablebaseError("no Syzygy tables found in SyzygyPath")
             _LOADED.holders.add(self)
             self.max_pieces = _LOADED.max_pieces
         return problems
+
+    def describe(self) -> str:
+        return f"the Syzygy tables loaded before (up to {self.max_pieces} pieces)" if self.max_pieces \
+            else "no Syzygy tables"
 
     def close(self) -> None:
         """Let go of the tables (unloaded when no other user holds them)."""
