@@ -332,13 +332,13 @@ class Engine:
             search = self._open_search()
             decision = self._tablebases.root(ours, int(self._values["SyzygyProbeLimit"]),
                                              bool(self._values["Syzygy50MoveRule"]))
-            plan = decision.plan(limits.get("searchmoves")) if decision is not None else None
-            if plan is not None and plan.play is not None:
+            root_plan = decision.plan(limits.get("searchmoves")) if decision is not None else None
+            if root_plan is not None and root_plan.play is not None:
                 self._nodes = 0
                 on_line(SearchInfo(depth=1, seldepth=1, multipv=1, score=Score.cp(decision.score_cp), nodes=0,
-                                   time=0, pv=[plan.play], tbhits=decision.tbhits, final=True, proven=True))
-                return plan.play, None
-            proven = plan.score_cp if plan is not None else None
+                                   time=0, pv=[root_plan.play], tbhits=decision.tbhits, final=True, proven=True))
+                return root_plan.play, None
+            proven = root_plan.score_cp if root_plan is not None else None
 
             def on_info(report: Any) -> None:
                 if final_only and not getattr(report, "final", False):
@@ -348,8 +348,8 @@ class Engine:
                     on_line(event if proven is None or (event.score and event.score.is_mate)
                             else dataclasses.replace(event, score=Score.cp(proven), proven=True))
 
-            if plan is not None:
-                limits = dict(limits, searchmoves=plan.roots)
+            if root_plan is not None:
+                limits = dict(limits, searchmoves=root_plan.roots)
             best = search.go(ours, info=on_info, **limits, **self._table_limits())
             self._nodes = int(search.nodes)
             return best
