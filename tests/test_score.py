@@ -67,3 +67,15 @@ def test_a_failing_info_callback_is_logged_and_the_search_goes_on(caplog):
     assert best in core.Board().legal_moves()
     failures = [r for r in caplog.records if r.name == "fianchetto.core"]
     assert len(failures) == 5 and "listener gone" in caplog.text    # four iterations and the closing line
+
+
+def test_a_proven_score_replaces_centipawns_but_never_a_mate_or_a_missing_score():
+    line = SearchInfo(depth=9, score=Score.cp(83), multipv=2, pv=["e2e4"])
+    drawn = line.with_proven_score(0)
+    assert drawn.score == Score.cp(0) and drawn.proven
+    assert (drawn.depth, drawn.multipv, drawn.pv) == (9, 2, ["e2e4"])
+    assert line.with_proven_score(None) is line
+    mating = SearchInfo(depth=9, score=Score.mate(3), pv=["a1a8"])
+    assert mating.with_proven_score(0) is mating
+    unscored = SearchInfo(depth=9, pv=["e2e4"])
+    assert unscored.with_proven_score(0) is unscored

@@ -62,6 +62,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import sprt  # noqa: E402  (the build cache and the match runner)
+from fianchetto.cli import reader_gone  # noqa: E402
 from fianchetto.learn import games, manifest  # noqa: E402  (the installed package's)
 from fianchetto.learn.selfplay import interrupt_on_stop_signals  # noqa: E402
 
@@ -517,9 +518,7 @@ def print_quietly(text: str) -> int:
         print(text, flush=True)
         return 0
     except BrokenPipeError:
-        # Python would flush stdout again at exit and complain: point it at nothing.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return reader_gone()
 
 
 def main(argv: Optional[List[str]] = None) -> int:

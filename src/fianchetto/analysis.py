@@ -32,7 +32,6 @@ holds one set of tables, so Engines with tables share their folders
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import threading
 import warnings
 from dataclasses import dataclass
@@ -345,8 +344,7 @@ class Engine:
                     return
                 event = event_from_core(report)
                 if isinstance(event, SearchInfo) and event.pv:
-                    on_line(event if proven is None or (event.score and event.score.is_mate)
-                            else dataclasses.replace(event, score=Score.cp(proven), proven=True))
+                    on_line(event.with_proven_score(proven))
 
             if root_plan is not None:
                 limits = dict(limits, searchmoves=root_plan.roots)

@@ -93,10 +93,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return run_command(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:
-        # Python would flush stdout again at exit and complain: point it at nothing.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        return reader_gone()
+
+
+def reader_gone() -> int:
+    """End a command whose reader went away early: Python would flush stdout again
+    at exit and complain, so point it at nothing. Returns the exit status, 1."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1
 
 
 def run_command(argv: List[str]) -> int:

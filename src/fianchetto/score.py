@@ -20,7 +20,7 @@ closing line) and :class:`CurrMove` (the root move being searched);
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, List, Optional, Tuple, Union
 
 from core_cy import core
@@ -120,6 +120,14 @@ class SearchInfo:
     def is_main_line(self) -> bool:
         """The first (or only) principal variation."""
         return self.multipv in (None, 1)
+
+    def with_proven_score(self, score_cp: Optional[int]) -> "SearchInfo":
+        """This line with the tables' score ``score_cp`` (a root they call drawn, or a
+        win or loss the fifty-move rule spoils) in place of the search's centipawns;
+        unchanged when there is no such score, no score to replace, or a mate."""
+        if score_cp is None or self.score is None or self.score.is_mate:
+            return self
+        return replace(self, score=Score.cp(score_cp), proven=True)
 
     @classmethod
     def from_core(cls, report: Any) -> "SearchInfo":

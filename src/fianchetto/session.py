@@ -128,9 +128,7 @@ class _Job:
 
     def reported(self, event: SearchInfo) -> SearchInfo:
         """``event`` with the tablebase score in place of a centipawn score, if any."""
-        if self.tb_score_cp is None or event.score is None or event.score.is_mate:
-            return event
-        return dataclasses.replace(event, score=Score.cp(self.tb_score_cp))
+        return event.with_proven_score(self.tb_score_cp)
 
     def presented(self, event: SearchInfo) -> SearchInfo:
         """``event`` as the GUI sees it: centipawns normalised by the WDL model (100 =
