@@ -1,6 +1,7 @@
 """MultiPV reports a GUI can show: whenever a search stops, its closing report
 names each root move at most once, in rank order, and its first line starts with
-the move played and goes on with the ponder move.
+the move played and goes on with the ponder move. While it runs, it reports whole
+sets of lines (multipv 1 to N, each root move once), never one line alone.
 
 Searches are stopped at many points of an iteration with node limits (the same
 stops on every machine), in the core, in ``fianchetto.Engine`` and over UCI."""
@@ -120,6 +121,43 @@ def test_the_python_engine_never_repeats_a_move(shipped):
                 moves = [line.move for line in result.lines]
                 assert len(moves) == len(set(moves)), (fen, nodes, moves)
                 assert [line.multipv for line in result.lines] == list(range(1, len(moves) + 1))
+
+
+def assert_whole_sets(where: object, lines: List[Tuple[int, List[str]]], count: int) -> int:
+    """lines: (multipv, pv) of the lines a search reported while it ran, in order.
+    They must come in whole sets, multipv 1 to ``count``, each naming each root
+    move once, so that a GUI showing the newest line of each number never shows a
+    move twice once a set is through. Returns the number of sets."""
+    numbers = [k for k, _pv in lines]
+    assert numbers == list(range(1, count + 1)) * (len(numbers) // count), (where, numbers)
+    for start in range(0, len(lines), count):
+        firsts = [pv[0] for _k, pv in lines[start:start + count]]
+        assert len(set(firsts)) == count, (where, lines[start:start + count])
+    return len(numbers) // count
+
+
+def test_a_running_core_search_reports_whole_sets_of_lines(shipped):
+    sets = 0
+    for fen in positions(10):
+        reports: List[object] = []
+        search = core.Search(hash_mb=4, network=shipped)
+        search.go(core.Board(fen), depth=10, multipv=LINES, info=reports.append)
+        running = [(r.multipv, list(r.pv)) for r in reports if isinstance(r, core.SearchReport) and not r.final]
+        sets += assert_whole_sets(fen, running, LINES)
+    assert sets >= 10 * 9
+
+
+def test_over_uci_a_search_shows_whole_sets_of_lines():
+    with contextmanager(ready_engine)() as engine:
+        engine.send(f"setoption name MultiPV value {LINES}")
+        engine.sync()
+        for fen in positions(6):
+            engine.send(f"position fen {fen}")
+            lines, _best, _ponder = engine.go("go depth 10")
+            shown = [parse_info(line) for line in lines if line.startswith("info depth") and " pv " in line]
+            # the closing set, right before bestmove, is a whole set too
+            running = [(int(info["multipv"]), list(info["pv"])) for info in shown]
+            assert_whole_sets(fen, running, LINES)
 
 
 def last_line_of_each_pv(lines: List[str]) -> List[Tuple[int, List[str]]]:

@@ -663,6 +663,17 @@ cdef inline bint mate_limit_reached(const SearchThread* t) noexcept nogil:
     cdef int score = t.root_moves[0].score
     return t.limits.mate > 0 and score >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - score <= 2 * t.limits.mate
 
+cdef inline int line_count(const SearchThread* t) noexcept nogil:
+    """The lines (MultiPV) the search ranks: at most one per root move."""
+    return min(max(t.limits.multipv, 1), t.root_count)
+
+cdef inline void report_window_failure(SearchThread* t, int depth, int bound) noexcept nogil:
+    """Line 1's failed window, as a bound. With several lines the failure is not
+    reported: a line shown alone beside the last iteration's set could name a move
+    another line names; the iteration reports its whole set when it completes."""
+    if line_count(t) == 1:
+        report_line(t, depth, t.pv_index, bound)
+
 cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
     """Search the current PV line with a window around the previous score, widening on failure."""
     cdef int previous = t.root_moves[t.pv_index].previous_score
@@ -678,10 +689,10 @@ cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
         if score <= alpha:
             beta = (alpha + beta) // 2
             alpha = max(score - delta, -VALUE_INFINITE)
-            report_line(t, depth, t.pv_index, BOUND_UPPER)
+            report_window_failure(t, depth, BOUND_UPPER)
         elif score >= beta:
             beta = min(score + delta, VALUE_INFINITE)
-            report_line(t, depth, t.pv_index, BOUND_LOWER)
+            report_window_failure(t, depth, BOUND_LOWER)
         else:
             return score
         delta += delta // 2
@@ -700,7 +711,7 @@ cdef inline bint helper_skips_depth(const SearchThread* t, int depth) noexcept n
     return t.thread_id % 2 == 1 and depth > 1 and depth % 2 == 0
 
 cdef void iterative_deepening(SearchThread* t) noexcept nogil:
-    cdef int depth, i, soft, lines = min(max(t.limits.multipv, 1), t.root_count)
+    cdef int depth, i, soft, lines = line_count(t)
     cdef int max_depth = MAX_SEARCH_DEPTH
     if t.limits.depth > 0:
         max_depth = min(max_depth, t.limits.depth)
