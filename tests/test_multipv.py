@@ -160,6 +160,20 @@ def test_over_uci_a_search_shows_whole_sets_of_lines():
             assert_whole_sets(fen, running, LINES)
 
 
+def test_a_python_analysis_stream_shows_each_move_once_after_each_set_and_at_the_end():
+    with Engine(hash_mb=4) as engine:
+        for fen in positions(8):
+            for nodes in NODE_LIMITS:
+                with engine.analysis(chess.Board(fen), chess.engine.Limit(nodes=nodes), multipv=LINES) as stream:
+                    for info in stream:
+                        if info.get("multipv") == LINES:
+                            firsts = [line["pv"][0] for line in stream.multipv]
+                            assert len(firsts) == len(set(firsts)), (fen, nodes, stream.multipv)
+                    stream.wait()
+                    firsts = [line["pv"][0] for line in stream.multipv]
+                    assert len(firsts) == len(set(firsts)), (fen, nodes, stream.multipv)
+
+
 def last_line_of_each_pv(lines: List[str]) -> List[Tuple[int, List[str]]]:
     """(multipv, pv) of the last ``info`` line shown for each multipv number, in order."""
     shown: Dict[int, List[str]] = {}
