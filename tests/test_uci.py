@@ -473,6 +473,28 @@ def test_go_during_search_stops_the_old_one_first(uci):
     assert not any(l.startswith("bestmove") for l in uci.drain(0.3))
 
 
+@pytest.mark.parametrize("history, ending, move", [
+    # black's f6g8 brings the starting position back a third time (the first
+    # search sees it a second time, a position like any other)
+    (("startpos moves g1f3 g8f6 f3g1", "startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1"), "threefold", "f6g8"),
+    # a quiet rook move makes the hundredth half-move without a capture or pawn move
+    (("fen 8/8/8/4k3/8/8/8/R3K3 w - - 0 80", "fen 8/8/8/4k3/8/8/8/R3K3 w - - 99 80"), "fifty", "a1a2"),
+])
+def test_no_line_and_no_ponder_move_go_on_after_a_move_that_ends_the_game(uci, history, ending, move):
+    """The first search leaves the hash a move for the position after ``move``;
+    the second, from a position where ``move`` ends the game, must not offer it."""
+    fill, position = history
+    uci.send(f"position {fill}")
+    uci.go("go depth 9")
+    uci.send(f"position {position}")
+    lines, best, ponder = uci.go(f"go depth 9 searchmoves {move}")
+    assert (best, ponder) == (move, None), (ending, lines[-2:])
+    board = chess.Board(position[4:]) if position.startswith("fen") else chess.Board()
+    for played in position.split(" moves ")[1].split() if " moves " in position else []:
+        board.push_uci(played)
+    assert_pv_legal(board, lines)
+
+
 def test_ponder_waits_for_ponderhit(uci):
     uci.send("setoption name Ponder value true")
     uci.send("position startpos moves e2e4 e7e5")

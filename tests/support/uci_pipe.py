@@ -206,7 +206,9 @@ def info_lines(lines: Sequence[str]) -> List[re.Match]:
 
 def assert_pv_legal(fen_or_board, lines: Sequence[str], chess960: bool = False) -> None:
     """Every PV in the ``info`` lines of ``lines`` is a legal sequence from the
-    position, and every ``currmove`` a legal root move (lines parsed by the grammar)."""
+    position that stops where a move of it ends the game (as fastchess checks), and every
+    ``currmove`` a legal root move (lines parsed by the grammar). A board with
+    moves played gives the history that repetitions count."""
     root = fen_or_board if isinstance(fen_or_board, chess.Board) else chess.Board(fen_or_board, chess960=chess960)
     for line in lines:
         if not line.startswith("info"):
@@ -218,12 +220,21 @@ def assert_pv_legal(fen_or_board, lines: Sequence[str], chess960: bool = False) 
             except ValueError:
                 raise AssertionError(f"illegal currmove in {root.fen()}: {line!r}") from None
         board = root.copy()
-        for uci in info.get("pv", []):
+        for ply, uci in enumerate(info.get("pv", [])):
+            if ply > 0 and game_has_ended(board):     # a root where the game is over is still searched
+                raise AssertionError(f"PV goes on with {uci} after the game ended in {board.fen()} (line {line!r})")
             try:
                 move = board.parse_uci(uci)
             except ValueError:
                 raise AssertionError(f"illegal PV move {uci} in {board.fen()} (line {line!r})") from None
             board.push(move)
+
+
+def game_has_ended(board: chess.Board) -> bool:
+    """Mate, stalemate, material that cannot mate, a threefold repetition or the
+    fifty-move rule (which a tournament manager applies without a claim)."""
+    return (board.is_checkmate() or board.is_stalemate() or board.is_insufficient_material()
+            or board.is_repetition(3) or board.halfmove_clock >= 100)
 
 
 def median_and_max(values: Sequence[float]) -> Tuple[float, float]:

@@ -304,7 +304,9 @@ cdef class Search:
 
     cdef tuple _best_and_ponder(self):
         """The move to play and the reply to ponder on: the second move of the
-        closing report's first line, or the table's move after the best."""
+        closing report's first line, or the table's move after the best; none
+        when the best move ends the game (mate, stalemate, a threefold
+        repetition, the fifty-move rule, material that cannot mate)."""
         cdef SearchThread* t = self.thread
         cdef RootMove* rm = &t.root_moves[0]
         cdef Move ponder = MOVE_NONE
@@ -313,7 +315,9 @@ cdef class Search:
         fill_final_report(t, 0, &line)
         best = move_to_uci(&t.pos, rm.move, self.chess960)
         do_move(&t.pos, rm.move)
-        if line.pv_length >= 2 and is_legal_move(&t.pos, line.pv[1]):
+        if is_draw(&t.pos, 1):
+            pass              # the game is over: nothing to ponder on
+        elif line.pv_length >= 2 and is_legal_move(&t.pos, line.pv[1]):
             ponder = line.pv[1]
         elif tt_probe(&self.tt, t.pos.st.key, &hit) and is_legal_move(&t.pos, hit.move):
             ponder = hit.move
