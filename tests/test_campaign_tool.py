@@ -312,3 +312,36 @@ def test_status_to_a_reader_that_went_away_ends_quietly(tmp_path):
         os.close(writer)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
+def process_state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_a_paused_datagen_stays_paused_when_the_shell_that_started_the_campaign_ends(tmp_path):
+    """``nohup ... &`` from a shell that then exits (as a session's tool does) leaves
+    the campaign's process group orphaned, and the kernel continues (SIGCONT) every
+    stopped process of such a group: datagen, paused for a match, must not be one."""
+    pid_file = tmp_path / "child.pid"
+    campaign_like = (
+        "import signal, subprocess, sys, time\n"
+        f"sys.path.insert(0, {str(Path(campaign.__file__).parent)!r})\n"
+        "import campaign\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'],"
+        " preexec_fn=campaign.background_child)\n"
+        "child.send_signal(signal.SIGSTOP)\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(4)\n"
+        "child.kill()\n")
+    script = tmp_path / "campaign_like.py"
+    script.write_text(campaign_like)
+    # the shell leads a process group of its own (as a job does), starts the
+    # campaign in it and exits once the campaign has paused its datagen
+    subprocess.run(["bash", "-c", f"nohup {sys.executable} {script} >/dev/null 2>&1 & "
+                                  f"for i in $(seq 50); do [ -s {pid_file} ] && break; sleep 0.1; done"],
+                   preexec_fn=os.setpgrp, check=True, timeout=30)
+    child = int(pid_file.read_text())
+    time.sleep(1.0)     # the shell is gone: any SIGCONT has been sent
+    assert process_state(child) == "T"

@@ -249,7 +249,12 @@ def interruptible_child() -> None:
 
 
 def background_child() -> None:
+    """In the datagen child: interruptible, at nice 19, in a process group of its
+    own. The campaign's group is orphaned when the shell that started it with
+    ``nohup ... &`` exits, and the kernel continues every stopped process of an
+    orphaned group: datagen, paused for a match, would play on beside it."""
     interruptible_child()
+    os.setpgid(0, 0)
     os.nice(19)
 
 
