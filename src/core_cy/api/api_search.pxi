@@ -345,7 +345,7 @@ cdef class Search:
         (fill_final_report); the first line's second move is the ponder move."""
         cdef SearchThread* t = self.thread
         cdef IterationReport r
-        cdef int i, lines = min(max(t.limits.multipv, 1), t.root_count)
+        cdef int i, lines = line_count(t)
         if self.info is None:
             return
         for i in range(lines):
