@@ -18,7 +18,11 @@ import pytest
 from core_cy import core
 from fianchetto import Engine
 from fianchetto.benchmark import BENCH_FENS
+from fianchetto.board import START_FEN, Board
 from fianchetto.evaluation import for_tool
+from fianchetto.score import Score, SearchInfo
+from fianchetto.session import GoParams, _Job
+from fianchetto.timeman import NO_LIMITS
 from support.uci_pipe import parse_info, ready_engine
 
 LINES = 3
@@ -147,6 +151,58 @@ def test_a_running_core_search_reports_whole_sets_of_lines(shipped):
     assert sets >= 10 * 9
 
 
+def test_a_long_iteration_reports_its_set_after_each_line(shipped):
+    """Once the search has run `multipv_set_ms` (here from the start), each line of
+    an iteration but the last is followed by the whole set: first the lines at the
+    iteration's depth (those done, exact, and a move that already has a score from
+    the search of one of them), then every other move's line as the last
+    iteration that completed it reported it. Nothing else changes: the completed
+    iterations' sets are the same as without."""
+    depth, partial_sets = 7, 0
+    for fen in positions(8):
+        def running(**extra):
+            reports: List[object] = []
+            search = core.Search(hash_mb=4, network=shipped)
+            search.go(core.Board(fen), depth=depth, multipv=LINES, info=reports.append, **extra)
+            return [r for r in reports if isinstance(r, core.SearchReport) and not r.final]
+        lines = running(multipv_set_ms=0)
+        assert_whole_sets(fen, [(r.multipv, list(r.pv)) for r in lines], LINES)
+        sets = [lines[i:i + LINES] for i in range(0, len(lines), LINES)]
+        whole = {s[0].depth: {r.pv[0]: r.pv for r in s} for s in sets if not s[0].partial}
+        assert [(r.depth, r.pv) for s in sets if not s[0].partial for r in s] == \
+            [(r.depth, r.pv) for r in running()], fen
+        for s in sets:
+            if not s[0].partial:
+                continue
+            assert all(r.partial for r in s), (fen, s)
+            new = s[0].depth
+            deeper = sum(r.depth == new for r in s)
+            assert all(r.depth == new for r in s[:deeper]) and s[0].bound == core.REPORT_EXACT, (fen, s)
+            for r in s[deeper:]:
+                assert r.depth < new and r.bound == core.REPORT_EXACT, (fen, s)
+                assert whole[r.depth].get(r.pv[0]) == r.pv, (fen, s)
+            partial_sets += 1
+        assert partial_sets % ((depth - 1) * (LINES - 1)) == 0, (fen, partial_sets)
+    assert partial_sets == 8 * (depth - 1) * (LINES - 1)
+
+
+def test_a_weaker_engine_chooses_among_the_lines_of_a_completed_iteration():
+    """UCI_LimitStrength picks among the lines of the deepest completed iteration
+    (session._Job.exact_lines): a set sent before its iteration completed, whose
+    first lines are one ply deeper than the rest, must not replace that iteration."""
+    job = _Job(GoParams(), Board(START_FEN), NO_LIMITS, 0.0)
+    def line(depth, multipv, move, partial=False):
+        return SearchInfo(depth=depth, multipv=multipv, score=Score.cp(10 - multipv), pv=[move], partial=partial)
+    for k, move in enumerate(["e2e4", "d2d4", "g1f3"], start=1):
+        job.record(line(6, k, move))
+    job.record(line(7, 1, "c2c4", partial=True))
+    job.record(line(6, 2, "e2e4", partial=True))
+    job.record(line(6, 3, "d2d4", partial=True))
+    assert [(l.depth, l.pv) for _k, l in sorted(job.exact_lines.items())] == \
+        [(6, ["e2e4"]), (6, ["d2d4"]), (6, ["g1f3"])]
+    assert job.last_exact_line.pv == ["c2c4"]       # the newest best line still counts
+
+
 def test_over_uci_a_search_shows_whole_sets_of_lines():
     with contextmanager(ready_engine)() as engine:
         engine.send(f"setoption name MultiPV value {LINES}")
@@ -160,15 +216,35 @@ def test_over_uci_a_search_shows_whole_sets_of_lines():
             assert_whole_sets(fen, running, LINES)
 
 
+@pytest.mark.slow
+def test_over_uci_a_long_search_shows_sets_before_its_iterations_complete():
+    """After three seconds, as Stockfish does, each line of an iteration is followed
+    by the whole set (some lines one iteration older): a GUI sees a long
+    iteration's progress, and still never a move on two lines."""
+    with contextmanager(ready_engine)() as engine:
+        engine.send(f"setoption name MultiPV value {LINES}")
+        engine.send(f"position fen {BENCH_FENS[1]}")
+        lines, _best, _ponder = engine.go("go movetime 12000")
+        shown = [parse_info(line) for line in lines if line.startswith("info depth") and " pv " in line]
+        running = [(int(info["multipv"]), list(info["pv"])) for info in shown]
+        assert_whole_sets("over UCI", running, LINES)
+        depths = [{int(info["depth"]) for info in shown[i:i + LINES]} for i in range(0, len(shown), LINES)]
+        assert any(len(d) > 1 for d in depths[:-1]), depths     # the last: the closing set
+
+
 def test_a_python_analysis_stream_shows_each_move_once_after_each_set_and_at_the_end():
     with Engine(hash_mb=4) as engine:
         for fen in positions(8):
             for nodes in NODE_LIMITS:
                 with engine.analysis(chess.Board(fen), chess.engine.Limit(nodes=nodes), multipv=LINES) as stream:
+                    # what a reader has seen of each line (stream.multipv may already
+                    # hold lines of the next set: the search does not wait for readers)
+                    seen: Dict[int, str] = {}
                     for info in stream:
+                        if "pv" in info:
+                            seen[info["multipv"]] = info["pv"][0]
                         if info.get("multipv") == LINES:
-                            firsts = [line["pv"][0] for line in stream.multipv]
-                            assert len(firsts) == len(set(firsts)), (fen, nodes, stream.multipv)
+                            assert len(set(seen.values())) == len(seen), (fen, nodes, seen)
                     stream.wait()
                     firsts = [line["pv"][0] for line in stream.multipv]
                     assert len(firsts) == len(set(firsts)), (fen, nodes, stream.multipv)

@@ -113,6 +113,7 @@ class SearchInfo:
     pv: List[str] = field(default_factory=list)
     wdl: Optional[Tuple[int, int, int]] = None   # win, draw, loss per mille (UCI_ShowWDL)
     final: bool = False                  # the core's closing line, sent before bestmove
+    partial: bool = False                # of a set sent before its iteration completed (not sent)
     proven: bool = False                 # a tablebase verdict: the score is exact (not sent)
     effort: Optional[float] = None       # share of the main thread's nodes spent on this line's first move (not sent)
 
@@ -136,7 +137,7 @@ class SearchInfo:
                    multipv=report.multipv, bound=_BOUND_WORDS.get(report.bound), nodes=report.nodes,
                    nps=report.nodes * 1000 // max(report.time_ms, 1), hashfull=report.hashfull,
                    tbhits=report.tb_hits, time=report.time_ms, pv=list(report.pv), final=report.final,
-                   effort=report.effort)
+                   effort=report.effort, partial=report.partial)
 
 
 @dataclass(frozen=True)

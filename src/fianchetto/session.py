@@ -111,7 +111,7 @@ class _Job:
         self.in_core = False
         self.done = False
         self.last_exact_line: Optional[SearchInfo] = None   # multipv 1, exact score
-        self.exact_lines: Dict[int, SearchInfo] = {}         # every multipv's last exact line
+        self.exact_lines: Dict[int, SearchInfo] = {}         # every multipv's line of the last iteration
         self.last_main_line: Optional[SearchInfo] = None    # multipv 1, any bound
         self.final: Optional[SearchInfo] = None
         self.final_lines: List[SearchInfo] = []    # the core's closing report, multipv 2 on
@@ -164,8 +164,9 @@ class _Job:
         return self.limits, _ms(self.core_started - self.clock_start)
 
     def record(self, event: SearchInfo) -> None:
-        """Keep a main-line report for the closing line."""
-        if event.bound is None and not event.final:
+        """Keep a main-line report for the closing line, and each line of the last
+        completed iteration (a set sent before its iteration completed mixes two)."""
+        if event.bound is None and not event.final and not event.partial:
             self.exact_lines[event.multipv or 1] = event
         if event.final and not event.is_main_line:
             self.final_lines.append(event)   # held back with the first line

@@ -120,7 +120,8 @@ class AnalysisStream:
     def _on_line(self, event: SearchInfo) -> None:
         info = self._convert(event)
         rank = event.multipv or 1
-        if event.final or event.bound is None or rank not in self._lines:   # a bound never hides a known line
+        # a bound alone never hides a known line; one of a whole set does
+        if event.final or event.partial or event.bound is None or rank not in self._lines:
             self._lines[rank] = {**self._lines.get(rank, {}), **info}
         self._queue.put(info)
 

@@ -18,21 +18,22 @@ _log = logging.getLogger("fianchetto.core")
 
 cdef class SearchReport:
     """One line of a search's progress: a completed iteration's line, a bound
-    found mid-iteration, or the closing line (`final`). `score` is in the search's
+    found mid-iteration, a line of a set reported before its iteration completed
+    (`partial`), or the closing line (`final`). `score` is in the search's
     units (core.SCORE_MATE - plies for a mate); `nodes`, `tb_hits` and `hashfull`
     count every thread; `effort` is the share of the main thread's nodes spent
     under the line's first move; `pv` is the line as move text."""
     cdef readonly int depth, seldepth, multipv, score, bound, hashfull
-    cdef readonly bint final
+    cdef readonly bint final, partial
     cdef readonly uint64_t nodes, tb_hits
     cdef readonly int64_t time_ms
     cdef readonly double effort
     cdef readonly tuple pv
 
     def __init__(self, *, depth, score, nodes, time_ms, seldepth=1, multipv=1, bound=BOUND_EXACT,
-                 hashfull=0, tb_hits=0, pv=(), final=False, effort=0.0):
+                 hashfull=0, tb_hits=0, pv=(), final=False, effort=0.0, partial=False):
         self.depth, self.seldepth, self.multipv, self.score = depth, seldepth, multipv, score
-        self.bound, self.hashfull, self.final = bound, hashfull, final
+        self.bound, self.hashfull, self.final, self.partial = bound, hashfull, final, partial
         self.nodes, self.tb_hits, self.time_ms, self.effort = nodes, tb_hits, time_ms, effort
         self.pv = tuple(pv)
 
@@ -188,12 +189,15 @@ cdef class Search:
 
     def start(self, Board board, *, depth=0, nodes=0, soft_ms=0, hard_ms=0, clock_offset_ms=0,
               adaptive_time=False, mate=0, multipv=1, searchmoves=None, info=None, tb_probe_limit=7,
-              tb_50_move_rule=True, tb_probe_depth=1):
+              tb_50_move_rule=True, tb_probe_depth=1, multipv_set_ms=MULTIPV_SET_AFTER_MS):
         """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits.
 
         `soft_ms`, `hard_ms` and `clock_offset_ms` are the time limits (see
         set_time_limits); without an offset they are measured from this call.
         `adaptive_time`: stretch the soft limit while the root is unstable.
+        With several lines (`multipv`), each iteration reports its whole set when
+        it completes and, once the search has run `multipv_set_ms`, after each of
+        its lines too (reports marked `partial`).
 
         Tablebases loaded with syzygy_init() are probed inside the search for
         positions of at most `tb_probe_limit` pieces; those with exactly that
@@ -225,6 +229,7 @@ cdef class Search:
         limits.mate = max(0, min(int(mate), 100))
         limits.multipv = max(1, int(multipv))
         limits.adaptive_time = bool(adaptive_time)
+        limits.multipv_set_ms = max(0, int(multipv_set_ms))
         n = generate_legal(&t.pos, moves, GEN_ALL)
         if searchmoves:
             allowed = {parse_uci_move(&t.pos, text, self.chess960) for text in searchmoves}
@@ -360,7 +365,7 @@ cdef class Search:
             return
         report = SearchReport.__new__(SearchReport)
         report.depth, report.seldepth, report.multipv = r.depth, r.seldepth, r.multipv
-        report.score, report.bound, report.final = r.score, r.bound, r.final
+        report.score, report.bound, report.final, report.partial = r.score, r.bound, r.final, r.partial
         report.nodes, report.tb_hits = self._total_nodes(), self._total_nodes(tb_hits=True)
         report.time_ms, report.hashfull, report.effort = r.time_ms, tt_hashfull(&self.tt), r.effort
         pv = self._pv_text(r.pv, r.pv_length)

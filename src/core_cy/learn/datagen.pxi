@@ -75,7 +75,7 @@ cdef void search_fixed_nodes(SearchThread* t, uint64_t nodes) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     cdef SearchLimits limits
     limits.depth, limits.nodes, limits.mate, limits.multipv = 0, nodes, 0, 1
-    limits.adaptive_time = False
+    limits.adaptive_time, limits.multipv_set_ms = False, MULTIPV_SET_AFTER_MS
     thread_set_roots(t, moves, generate_legal(&t.pos, moves, GEN_ALL))
     fc_store_flag(&t.shared.stop, 0)
     fc_store_flag(&t.shared.soft_ms, 0)

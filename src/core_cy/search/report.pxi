@@ -15,6 +15,7 @@ cdef void fill_report(const SearchThread* t, int depth, int pv_index, int bound,
     r.score = 0 if score == -VALUE_INFINITE else score
     r.bound = bound
     r.final = final
+    r.partial = False
     r.time_ms = max(elapsed_ms(t), 0)
     r.effort = root_effort(t, rm)
     r.pv_length = rm.pv_length
@@ -46,6 +47,34 @@ cdef void report_line(SearchThread* t, int depth, int pv_index, int bound) noexc
         return
     fill_report(t, depth, pv_index, bound, False, &r)
     t.on_line(t.reporter, &r)
+
+cdef void fill_running_line(const SearchThread* t, int depth, int index, IterationReport* r) noexcept nogil:
+    """Line `index` of a set reported while iteration `depth` runs: the move's result
+    at this depth if it has one (a line done; a move that raised alpha in the search
+    of one, exact; the first move of one that then failed low, an upper bound), else
+    the line it last completed (the iteration before), else its previous score."""
+    cdef const RootMove* rm = &t.root_moves[index]
+    cdef const RootLine* line = &t.root_lines[rm.slot]
+    if rm.score != -VALUE_INFINITE and rm.depth == depth:
+        fill_report(t, depth, index, BOUND_EXACT if rm.exact else BOUND_UPPER, False, r)
+    elif line.depth > 0:
+        fill_report(t, line.depth, index, BOUND_EXACT, False, r)
+        r.score, r.seldepth = line.score, max(line.seldepth, 1)
+        r.pv_length, r.pv = line.pv_length, <const Move*>line.pv
+    else:
+        fill_report(t, max(depth - 1, 1), index, BOUND_EXACT, False, r)
+    r.partial = True
+
+cdef void report_set_so_far(SearchThread* t, int depth) noexcept nogil:
+    """The whole set of lines while iteration `depth` runs (fill_running_line), so
+    that a long iteration shows its progress and a GUI never shows a move twice."""
+    cdef IterationReport r
+    cdef int i
+    if t.reporter == NULL:
+        return
+    for i in range(line_count(t)):
+        fill_running_line(t, depth, i, &r)
+        t.on_line(t.reporter, &r)
 
 cdef void report_currmove(SearchThread* t, Move m, int number, int depth) noexcept nogil:
     t.on_currmove(t.reporter, m, number, depth)

@@ -674,6 +674,13 @@ cdef inline void report_window_failure(SearchThread* t, int depth, int bound) no
     if line_count(t) == 1:
         report_line(t, depth, t.pv_index, bound)
 
+cdef inline bint set_report_due(const SearchThread* t, int depth, int done, int lines) noexcept nogil:
+    """Report the set of lines before iteration `depth` completes? After each line
+    but the last, from the second iteration on (every line then has one completed
+    before), once the search has run `multipv_set_ms`."""
+    return done < lines and depth > 1 and t.reporter != NULL \
+        and elapsed_ms(t) >= t.limits.multipv_set_ms
+
 cdef int aspiration_search(SearchThread* t, int depth) noexcept nogil:
     """Search the current PV line with a window around the previous score, widening on failure."""
     cdef int previous = t.root_moves[t.pv_index].previous_score
@@ -734,6 +741,8 @@ cdef void iterative_deepening(SearchThread* t) noexcept nogil:
             sort_root_moves(t, 0, i + 1)
             if stopped(t):
                 break
+            if set_report_due(t, depth, i + 1, lines):
+                report_set_so_far(t, depth)
         if stopped(t):
             break
         t.completed_depth = depth

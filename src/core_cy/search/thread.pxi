@@ -43,6 +43,7 @@ cdef enum:
     TM_MAX_STRETCH_X100 = 250   # the soft limit is stretched at most 2.5 times ...
     TM_EFFORT_MIN_DEPTH = 6     # ... and by the node effort from this completed depth on
     CURRMOVE_AFTER_MS = 1000    # report the current root move after this long
+    MULTIPV_SET_AFTER_MS = 3000 # with MultiPV, report the set after each line after this long
 
 
 # Late move reductions: LMR_BASE + log(depth) * log(move number) / LMR_DIVISOR
@@ -97,6 +98,8 @@ ctypedef struct SearchLimits:
     int mate
     int multipv
     bint adaptive_time          # stretch the soft limit as the root changes (clock searches)
+    int multipv_set_ms          # with several lines, report the whole set after each line
+                                #   once the search has run this long (ms)
 
 # The time manager's memory between iterations (the main thread's): how much the
 # planned soft limit is stretched, and what the stretch is computed from.
@@ -130,6 +133,7 @@ ctypedef struct IterationReport:
     int score                   # the search's units: VALUE_MATE - plies for a mate
     int bound                   # BOUND_EXACT, or BOUND_UPPER / BOUND_LOWER mid-iteration
     bint final                  # the search's closing line
+    bint partial                # one of a set reported before its iteration completed
     int64_t time_ms
     double effort               # the share of the thread's nodes under the line's first move
     int pv_length
