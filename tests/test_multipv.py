@@ -7,6 +7,7 @@ Searches are stopped at many points of an iteration with node limits (the same
 stops on every machine), in the core, in ``fianchetto.Engine`` and over UCI."""
 from __future__ import annotations
 
+import dataclasses
 import random
 from contextlib import contextmanager
 from typing import Dict, List, Tuple
@@ -201,6 +202,17 @@ def test_a_weaker_engine_chooses_among_the_lines_of_a_completed_iteration():
     assert [(l.depth, l.pv) for _k, l in sorted(job.exact_lines.items())] == \
         [(6, ["e2e4"]), (6, ["d2d4"]), (6, ["g1f3"])]
     assert job.last_exact_line.pv == ["c2c4"]       # the newest best line still counts
+
+
+def test_a_repeated_first_line_is_skipped_only_when_it_is_the_only_line():
+    """The UCI session skips a first line that repeats the one sent just before (a
+    flood of trivial iterations); with several lines that would break a set."""
+    first = SearchInfo(depth=9, multipv=1, score=Score.cp(5), pv=["e2e4"], time=1000)
+    again = dataclasses.replace(first, depth=10, time=1010)
+    for lines, sent in ((1, [True, False]), (3, [True, True])):
+        job = _Job(GoParams(), Board(START_FEN), NO_LIMITS, 0.0)
+        job.lines = lines
+        assert [job.worth_sending(first), job.worth_sending(again)] == sent, lines
 
 
 def test_over_uci_a_search_shows_whole_sets_of_lines():

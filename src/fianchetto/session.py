@@ -115,6 +115,7 @@ class _Job:
         self.last_main_line: Optional[SearchInfo] = None    # multipv 1, any bound
         self.final: Optional[SearchInfo] = None
         self.final_lines: List[SearchInfo] = []    # the core's closing report, multipv 2 on
+        self.lines = 1                   # the lines (MultiPV) the core reports
         self.last_sent: Optional[tuple] = None
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
@@ -144,7 +145,9 @@ class _Job:
         and PV) unless :data:`REPEAT_INFO_MS` have passed: a search that runs through
         hundreds of trivial iterations (a drawn ending, a forced mate) would otherwise
         flood a Python GUI with lines it must parse while our clock runs. The closing
-        line always goes out."""
+        line always goes out, and so does every set of several lines, whole."""
+        if self.lines > 1:
+            return True
         key = (event.score, event.bound, tuple(event.pv))
         now = event.time or 0
         if key == self.last_sent and now - self.last_sent_ms < REPEAT_INFO_MS:
@@ -579,6 +582,7 @@ class UciSession:
                 budget = strength.node_budget(elo)
                 nodes = min(nodes, budget) if nodes else budget
                 multipv = max(multipv, strength.candidates(elo))
+            job.lines = min(multipv, len(roots) if roots else len(job.board.legal_moves()))
             search.start(
                 job.board,
                 depth=1 if job.stop_requested else job.params.depth,
