@@ -160,18 +160,20 @@ def test_a_long_iteration_reports_its_set_after_each_line(shipped):
     iteration that completed it reported it. Nothing else changes: the completed
     iterations' sets are the same as without."""
     depth, partial_sets = 7, 0
+
+    def running(fen, **extra):
+        reports: List[object] = []
+        search = core.Search(hash_mb=4, network=shipped)
+        search.go(core.Board(fen), depth=depth, multipv=LINES, info=reports.append, **extra)
+        return [r for r in reports if isinstance(r, core.SearchReport) and not r.final]
+
     for fen in positions(8):
-        def running(**extra):
-            reports: List[object] = []
-            search = core.Search(hash_mb=4, network=shipped)
-            search.go(core.Board(fen), depth=depth, multipv=LINES, info=reports.append, **extra)
-            return [r for r in reports if isinstance(r, core.SearchReport) and not r.final]
-        lines = running(multipv_set_ms=0)
+        lines = running(fen, multipv_set_ms=0)
         assert_whole_sets(fen, [(r.multipv, list(r.pv)) for r in lines], LINES)
         sets = [lines[i:i + LINES] for i in range(0, len(lines), LINES)]
         whole = {s[0].depth: {r.pv[0]: r.pv for r in s} for s in sets if not s[0].partial}
         assert [(r.depth, r.pv) for s in sets if not s[0].partial for r in s] == \
-            [(r.depth, r.pv) for r in running()], fen
+            [(r.depth, r.pv) for r in running(fen)], fen
         for s in sets:
             if not s[0].partial:
                 continue
