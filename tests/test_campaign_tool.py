@@ -140,6 +140,46 @@ def test_the_status_of_a_training_under_way_shows_its_last_epoch_line(tmp_path):
     assert shown[at + 1].strip() == "epoch 2/10   40%  eta 80s"
 
 
+MATCH_LOG = """Started game 39 of 400 (test vs base)
+Finished game 38 (base vs test): 1-0 {White wins by adjudication}
+Results of test vs base (10+0.1, 1t, 16MB, openings.epd):
+Elo: -12.34 +/- 40.00, nElo: -20.00 +/- 60.00
+LOS: 27.00 %, DrawRatio: 50.00 %, PairsRatio: 0.80
+Games: 38, Wins: 10, Losses: 12, Draws: 16, Points: 18.0 (47.37 %)
+Ptnml(0-2): [1, 5, 8, 4, 1], WL/DD Ratio: 0.50
+LLR: -0.20 (-6.8%) (-2.94, 2.94) [0.00, 10.00]
+Started game 40 of 400 (base vs test)
+"""
+
+
+def test_a_match_under_way_shows_its_last_game_and_result(tmp_path):
+    log = tmp_path / "match.log"
+    assert campaign.match_progress(log) == "(no log yet)"
+    log.write_text("test folder: /x (new)\n")
+    assert campaign.match_progress(log) == "(no game yet)"
+    log.write_text(MATCH_LOG)
+    assert campaign.match_progress(log) == ("Started game 40 of 400 | Games: 38, Wins: 10, Losses: 12, Draws: 16 | "
+                                            "Elo: -12.34 +/- 40.00 | LLR: -0.20 (-6.8%) (-2.94, 2.94)")
+
+
+def test_the_status_says_which_match_a_run_plays_and_that_datagen_waits_for_it(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
+    first = screen_of(plan).challengers()[0]
+    plan.folder.mkdir(parents=True)
+    (plan.folder / f"match-{first}.folder").write_text("/x\n")
+    (plan.folder / f"match-{first}.log").write_text(MATCH_LOG)
+    with campaign.only_run(plan), campaign.doing(plan, f"match {first}"):
+        shown = campaign.status(plan).splitlines()
+        at = shown.index(f"match  {first:28} playing")
+        assert shown[at + 1].strip().startswith("Started game 40 of 400 | Games: 38")
+        assert all("paused for the match of " + first in line for line in shown if line.startswith("data "))
+    assert not (plan.folder / campaign.NOW_FILE).exists()
+    (plan.folder / campaign.NOW_FILE).write_text(f"match {first}\n")     # left by a run that was killed
+    shown = campaign.status(plan).splitlines()
+    assert f"match  {first:28} cut short, goes on" in shown
+    assert not any("paused" in line for line in shown)
+
+
 def test_a_file_is_complete_by_its_manifest_and_busy_while_its_lock_is_held(tmp_path):
     path = tmp_path / "games-s9-n10.fgame"
     path.write_bytes(b"games")

@@ -36,7 +36,8 @@ cache, it starts again from the first game: a seed gives the same games
 (docs/training.md). Everything goes to the cache (``~/.cache/fianchetto``,
 ``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
 ``campaign/<name>/`` (networks and their training state, logs, the match
-folders). ``status`` prints where each step stands.
+folders). ``status`` prints where each step stands (a match under way: its
+last game started and fastchess's last result).
 
 Run it with the Python the project is installed in (a virtual environment's):
 it reads the data's manifest and trains with that install. fastchess is found
@@ -419,7 +420,8 @@ def match_all(plan: Plan, stage: Stage, datagen: Datagen, fastchess: str) -> Non
         if logged_row(plan, stage, candidate):
             continue
         print(f"match: {candidate} against {stage.match.base} ({stage.name})", flush=True)
-        with datagen.paused(), open(plan.folder / f"match-{candidate}.log", "a") as log:
+        with datagen.paused(), open(plan.folder / f"match-{candidate}.log", "a") as log, \
+                doing(plan, f"match {candidate}"):
             # A group of its own, so that an interrupted campaign stops fastchess too
             # (which saves its state for the match to go on).
             proc = subprocess.Popen(match_command(plan, stage, candidate, fastchess), stdout=subprocess.PIPE,
@@ -443,6 +445,22 @@ def follow_match(plan: Plan, candidate: str, proc: subprocess.Popen, log: TextIO
         if line.startswith("test folder: "):
             folder = line[len("test folder: "):].split(" (")[0].strip()
             (plan.folder / f"match-{candidate}.folder").write_text(folder + "\n")
+
+
+#: What a run is doing now (``match CANDIDATE``), for ``status``; believed only
+#: while the run holds its lock.
+NOW_FILE = "now.txt"
+
+
+@contextlib.contextmanager
+def doing(plan: Plan, step: str) -> Iterator[None]:
+    """Say what the run is doing, for ``status``, for the duration."""
+    now = plan.folder / NOW_FILE
+    now.write_text(step + "\n")
+    try:
+        yield
+    finally:
+        now.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
@@ -477,25 +495,63 @@ def run(plan: Plan, fastchess: Optional[str]) -> int:
     return 3 if matches and not fastchess else 0
 
 
+def log_tail(log: Path, size: int = 4096) -> List[str]:
+    """The lines of a log's last `size` bytes (a progress bar's returns as line ends)."""
+    with open(log, "rb") as handle:
+        handle.seek(max(0, log.stat().st_size - size))
+        return handle.read().decode("utf-8", "replace").replace("\r", "\n").splitlines()
+
+
 def last_progress(log: Path, prefix: str = "positions ") -> str:
     """The last progress line a log holds: a datagen's rate and time to go, or
     (prefix ``"epoch "``) a training's epoch and losses."""
     if not log.exists():
         return "(no log here: another process writes it)"
-    with open(log, "rb") as handle:
-        handle.seek(max(0, log.stat().st_size - 4096))
-        tail = handle.read().decode("utf-8", "replace").replace("\r", "\n")
-    lines = [line.strip() for line in tail.splitlines() if line.startswith(prefix)]
+    lines = [line.strip() for line in log_tail(log) if line.startswith(prefix)]
     return lines[-1] if lines else "(no progress yet)"
+
+
+#: fastchess's lines that say where a match stands (it prints its result every few
+#: dozen games), in the order ``status`` shows them.
+MATCH_PROGRESS = ("Started game ", "Games: ", "Elo: ", "LLR: ")
+#: ... each cut where it says what status leaves out.
+MATCH_PROGRESS_ENDS = {"Started game ": " (", "Games: ": ", Points", "Elo: ": ", nElo", "LLR: ": " ["}
+
+
+def match_progress(log: Path) -> str:
+    """Where a match stands by its log: the last game started and the last result
+    fastchess printed (games, Elo, the SPRT's LLR)."""
+    if not log.exists():
+        return "(no log yet)"
+    tail = log_tail(log, 32768)
+    last = {prefix: next((line.strip() for line in reversed(tail) if line.startswith(prefix)), None)
+            for prefix in MATCH_PROGRESS}
+    shown = [line.split(MATCH_PROGRESS_ENDS[prefix])[0] for prefix, line in last.items() if line is not None]
+    return " | ".join(shown) if shown else "(no game yet)"
+
+
+def run_going_on(plan: Plan) -> bool:
+    """Does a ``run`` of the plan hold its lock now?"""
+    return games.being_written(str(plan.folder / "run.lock"))
+
+
+def match_playing(plan: Plan) -> Optional[str]:
+    """The candidate whose match a run of the plan is playing now, if any."""
+    now = plan.folder / NOW_FILE
+    if not run_going_on(plan) or not now.exists():
+        return None
+    words = now.read_text().split()
+    return words[1] if len(words) == 2 and words[0] == "match" else None
 
 
 def status(plan: Plan) -> str:
     lines = []
+    playing = match_playing(plan)
     for data in plan.data:
         path = plan.data_path(data.name)
         state = data_state(path)
-        where = ("complete" if state.get("complete") else "being written" if games.being_written(str(path))
-                 else "stopped" if state else "not started")
+        where = ("complete" if state.get("complete") else f"paused for the match of {playing}" if playing
+                 else "being written" if games.being_written(str(path)) else "stopped" if state else "not started")
         lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
         if where == "being written":
             lines.append(f"       {last_progress(plan.folder / f'datagen-{data.seed}.log')}")
@@ -512,7 +568,11 @@ def status(plan: Plan) -> str:
         for candidate in stage.challengers():
             row = logged_row(plan, stage, candidate)
             saved = (plan.folder / f"match-{candidate}.folder").exists()
-            lines.append(f"match  {candidate:28} {row if row else 'cut short, goes on' if saved else 'not played'}")
+            where = (row if row else "playing" if candidate == playing else "cut short, goes on" if saved
+                     else "not played")
+            lines.append(f"match  {candidate:28} {where}")
+            if not row and (candidate == playing or saved):
+                lines.append(f"       {match_progress(plan.folder / f'match-{candidate}.log')}")
     return "\n".join(lines)
 
 
