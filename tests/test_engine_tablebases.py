@@ -1,9 +1,9 @@
-"""``fianchetto.Engine`` with Syzygy tables, and the process's one set of tables.
+"""``fianchetto.Engine`` with Syzygy tables, each user with its own.
 
 An Engine given ``syzygy_path`` decides a covered root as the UCI engine does
-(python-chess's prober is the oracle); the tables are loaded once per process,
-shared by the users of the same folders, never swapped under another user,
-and never probed by a user without tables.
+(python-chess's prober is the oracle); each user (an Engine, a UCI session)
+loads its own set, so users of other folders, or of none, never see each
+other's tables.
 """
 from __future__ import annotations
 
@@ -110,32 +110,34 @@ def test_a_bad_syzygy_path_is_refused_and_the_tables_held_before_stay(tmp_path):
         Engine(syzygy_path=str(tmp_path / "missing"))
 
 
-def test_users_of_the_same_folders_share_the_tables_until_the_last_lets_go():
+def test_one_user_letting_go_of_its_tables_leaves_anothers():
     first, second = Tablebases(), Tablebases()
     assert first.configure(str(SYZYGY)) == [] and second.configure(str(SYZYGY)) == []
     assert first.max_pieces == second.max_pieces == 4
     first.close()
+    gc.collect()
     assert first.max_pieces == 0 and first.probe_limit(7) == 0
-    assert second.root(chess_board(WON), 7, True) is not None      # still loaded
-    second.close()
-    third = Tablebases()
-    assert third.configure("") == [] and third.max_pieces == 0
+    assert second.root(chess_board(WON), 7, True) is not None
+    assert Tablebases().configure("") == []
 
 
-def test_other_folders_are_refused_while_another_user_holds_tables(tmp_path):
-    holder, newcomer = Tablebases(), Tablebases()
+def test_users_of_other_folders_each_use_their_own_tables(tmp_path):
+    everything, krvk_only = Tablebases(), Tablebases()
+    assert everything.configure(str(SYZYGY)) == []
+    assert krvk_only.configure(other_folder(tmp_path, "KRvK")) == [] and krvk_only.max_pieces == 3
+    assert everything.max_pieces == 4
+    assert everything.root(chess_board(DRAWN), 7, True) is not None          # KRvKR
+    assert krvk_only.root(chess_board(DRAWN), 7, True) is None               # not in its folder
+    assert krvk_only.root(chess_board(WON), 7, True).move is not None        # KRvK
+
+
+def test_engines_of_other_folders_search_side_by_side(oracle, tmp_path):
     elsewhere = other_folder(tmp_path, "KRvK")
-    try:
-        assert holder.configure(str(SYZYGY)) == []
-        with pytest.raises(TablebaseError, match="in use"):
-            newcomer.configure(elsewhere)
-        assert newcomer.max_pieces == 0
-        assert holder.root(chess_board(DRAWN), 7, True) is not None     # KRvKR: not in the other folder
-        holder.close()
-        assert newcomer.configure(elsewhere) == [] and newcomer.max_pieces == 3
-    finally:
-        holder.close()
-        newcomer.close()
+    with Engine(syzygy_path=str(SYZYGY)) as everything, Engine(syzygy_path=elsewhere) as krvk_only:
+        drawn = everything.analyse(chess.Board(DRAWN), NODES)
+        won = krvk_only.play(chess.Board(WON), NODES, info=chess.engine.INFO_ALL)
+        assert drawn["score"].white() == chess.engine.Cp(0) and drawn["tbhits"] > 0
+        assert outcome_after(oracle, WON, won.move) == 2 and won.info["nodes"] == 0
 
 
 def test_files_the_core_cannot_read_are_refused_and_the_tables_held_before_stay(tmp_path):

@@ -1,7 +1,7 @@
 """The compiled Syzygy prober (core_cy/tablebases/syzygy.pxi) against python-chess.
 
 python-chess's ``Tablebase.probe_wdl`` / ``probe_dtz`` are the oracle: on every
-position below the compiled ``Board.probe_wdl()`` / ``Board.probe_dtz()`` must
+position below the compiled ``Board.probe_wdl(tables)`` / ``probe_dtz(tables)`` must
 return the same number, or ``None`` exactly where python-chess raises
 ``KeyError`` (a table is missing, castling rights, too many pieces).
 
@@ -65,12 +65,10 @@ def oracle():
     tb.close()
 
 
-@pytest.fixture(autouse=True)
-def loaded():
-    """Every test starts with all test tables loaded and leaves none loaded."""
-    largest = core.syzygy_init(os.pathsep.join(str(d) for d in table_dirs()))
-    yield largest
-    core.syzygy_init("")
+@pytest.fixture(scope="module")
+def tables():
+    """Every test table, loaded once."""
+    return core.SyzygyTables(os.pathsep.join(str(d) for d in table_dirs()))
 
 
 def oracle_wdl(tb, board: chess.Board) -> Optional[int]:
@@ -175,38 +173,54 @@ EP_POSITIONS = [
 # ---------------------------------------------------------------------------
 # Tests
 # ---------------------------------------------------------------------------
-def test_init_reports_the_largest_table(loaded):
-    assert loaded == (5 if SYZYGY5.is_dir() else 4)
-    assert core.syzygy_init(str(SYZYGY)) == 4
-    assert core.syzygy_init("") == 0
+def test_a_set_reports_its_largest_table_and_files(tables):
+    assert tables.largest == (5 if SYZYGY5.is_dir() else 4)
+    small = core.SyzygyTables(str(SYZYGY))
+    assert small.largest == 4 and small.files == 2 * len(signatures_in(SYZYGY)) < tables.files
+    assert core.SyzygyTables("").largest == core.SyzygyTables("").files == 0
+    assert core.SyzygyTables(str(REPO / "no-such-folder")).largest == 0
+
+
+def test_sets_of_other_folders_live_side_by_side(tables):
+    """Each user loads its own set: another set, smaller or empty, loaded beside it
+    and dropped, changes nothing of its answers, nor it of the other's."""
+    documented = core.Board("8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1")
+    empty = core.SyzygyTables("")
+    assert documented.probe_wdl(empty) is None and documented.probe_wdl(tables) == -2
+    del empty
+    assert documented.probe_wdl(tables) == -2
+    if SYZYGY5.is_dir():
+        quiet_five = core.Board("8/8/8/3k4/8/6r1/8/KQR5 w - - 0 1")   # no capture leads into 4 pieces
+        small = core.SyzygyTables(str(SYZYGY))
+        assert quiet_five.probe_wdl(small) is None and quiet_five.probe_wdl(tables) == 2
 
 
 @pytest.mark.skipif(not SYZYGY5.is_dir(), reason=SYZYGY5_MISSING)
-def test_the_five_piece_tables_agree_with_python_chess(loaded, oracle):
+def test_the_five_piece_tables_agree_with_python_chess(tables, oracle):
     """With the 5-piece folder beside the project the tests above cover its
     tables too; here every one of them is probed on positions of its own."""
-    assert loaded == 5
+    assert tables.largest == 5
     boards = positions(SEED + 5, 40, signatures_in(SYZYGY5))
     assert len(boards) >= 100
     for board in boards:
-        assert engine(board).probe_wdl() == oracle_wdl(oracle, board), board.fen()
-        assert engine(board).probe_dtz() == oracle_dtz(oracle, board), board.fen()
+        assert engine(board).probe_wdl(tables) == oracle_wdl(oracle, board), board.fen()
+        assert engine(board).probe_dtz(tables) == oracle_dtz(oracle, board), board.fen()
 
 
-def test_documented_example():
+def test_documented_example(tables):
     board = core.Board("8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1")
-    assert board.probe_wdl() == -2
-    assert board.probe_dtz() == -53
+    assert board.probe_wdl(tables) == -2
+    assert board.probe_dtz(tables) == -53
 
 
-def test_wdl_matches_python_chess(oracle):
+def test_wdl_matches_python_chess(tables, oracle):
     boards = positions(SEED, 60, all_signatures())
     assert len(boards) > 2500
     mismatches = []
     answered = 0
     for board in boards:
         expected = oracle_wdl(oracle, board)
-        got = engine(board).probe_wdl()
+        got = engine(board).probe_wdl(tables)
         answered += expected is not None
         if got != expected:
             mismatches.append((board.fen(en_passant="fen"), expected, got))
@@ -214,91 +228,91 @@ def test_wdl_matches_python_chess(oracle):
     assert answered > 2000
 
 
-def test_dtz_matches_python_chess(oracle):
+def test_dtz_matches_python_chess(tables, oracle):
     boards = positions(SEED + 1, 25, all_signatures())
     assert len(boards) > 1000
     mismatches = []
     for board in boards:
         expected = oracle_dtz(oracle, board)
-        got = engine(board).probe_dtz()
+        got = engine(board).probe_dtz(tables)
         if got != expected:
             mismatches.append((board.fen(en_passant="fen"), expected, got))
     assert not mismatches, f"{len(mismatches)} of {len(boards)} differ, e.g. {mismatches[:5]}"
 
 
 @pytest.mark.parametrize("fen", EP_POSITIONS)
-def test_en_passant(oracle, fen):
+def test_en_passant(tables, oracle, fen):
     board = chess.Board(fen)
     ours = engine(board)
-    assert ours.probe_wdl() == oracle_wdl(oracle, board)
-    assert ours.probe_dtz() == oracle_dtz(oracle, board)
+    assert ours.probe_wdl(tables) == oracle_wdl(oracle, board)
+    assert ours.probe_dtz(tables) == oracle_dtz(oracle, board)
 
 
-def test_en_passant_changes_the_result(oracle):
+def test_en_passant_changes_the_result(tables, oracle):
     """The first three EP_POSITIONS have a different value without the ep square."""
     for fen in EP_POSITIONS[:3]:
         with_ep = core.Board(fen)
         without = core.Board(fen.replace(fen.split()[3], "-"))
-        assert with_ep.probe_wdl() != without.probe_wdl()
-        assert with_ep.probe_wdl() == oracle_wdl(oracle, chess.Board(fen))
+        assert with_ep.probe_wdl(tables) != without.probe_wdl(tables)
+        assert with_ep.probe_wdl(tables) == oracle_wdl(oracle, chess.Board(fen))
 
 
-def test_missing_tables_and_unsupported_positions_give_none(oracle):
+def test_missing_tables_and_unsupported_positions_give_none(tables, oracle):
     # A 5-piece table that is not in the test set, without any capture.
     quiet = "8/8/8/3k4/8/6q1/8/KQQ5 w - - 0 1"
-    assert core.Board(quiet).probe_wdl() is None
-    assert core.Board(quiet).probe_dtz() is None
+    assert core.Board(quiet).probe_wdl(tables) is None
+    assert core.Board(quiet).probe_dtz(tables) is None
     assert oracle_wdl(oracle, chess.Board(quiet)) is None
     # ... but a capture into a table we have decides it (as in python-chess).
-    assert core.Board("8/8/8/3k4/8/1q6/8/KQQ5 w - - 0 1").probe_wdl() == 2
+    assert core.Board("8/8/8/3k4/8/1q6/8/KQQ5 w - - 0 1").probe_wdl(tables) == 2
     # Too many pieces.
-    assert core.Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").probe_wdl() is None
-    assert core.Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").probe_dtz() is None
+    assert core.Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").probe_wdl(tables) is None
+    assert core.Board("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").probe_dtz(tables) is None
     # Castling rights: the tables have no such positions (python-chess raises too).
     castling = "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"
-    assert core.Board(castling).probe_wdl() is None
-    assert core.Board(castling).probe_dtz() is None
+    assert core.Board(castling).probe_wdl(tables) is None
+    assert core.Board(castling).probe_dtz(tables) is None
     assert oracle_wdl(oracle, chess.Board(castling)) is None
     # Bare kings are a draw without any table.
-    assert core.Board("8/8/3k4/8/8/8/8/K7 w - - 0 1").probe_wdl() == 0
+    assert core.Board("8/8/3k4/8/8/8/8/K7 w - - 0 1").probe_wdl(tables) == 0
     # Nothing loaded: no answers at all.
-    core.syzygy_init("")
-    assert core.Board("8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1").probe_wdl() is None
-    assert core.Board("8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1").probe_dtz() is None
+    empty = core.SyzygyTables("")
+    assert core.Board("8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1").probe_wdl(empty) is None
+    assert core.Board("8/2K5/4B3/3N4/8/8/4k3/8 b - - 0 1").probe_dtz(empty) is None
 
 
 def test_only_the_four_piece_set_loaded(oracle):
     """5-piece positions answer None when only the 3-4 piece folder is loaded."""
-    core.syzygy_init(str(SYZYGY))
+    tables = core.SyzygyTables(str(SYZYGY))
     small = chess.syzygy.open_tablebase(str(SYZYGY))
     try:
         boards = positions(SEED + 2, 20, ["KRPvKR", "KQRvKR", "KQvKR", "KPvKP"])
         for board in boards:
-            assert engine(board).probe_wdl() == oracle_wdl(small, board), board.fen(en_passant="fen")
+            assert engine(board).probe_wdl(tables) == oracle_wdl(small, board), board.fen(en_passant="fen")
     finally:
         small.close()
 
 
-def test_probing_leaves_the_board_unchanged():
+def test_probing_leaves_the_board_unchanged(tables):
     fen = "8/8/8/8/5KpP/8/8/k7 b - h3 0 1"
     board = core.Board(fen)
     key = board.key
-    board.probe_wdl()
-    board.probe_dtz()
+    board.probe_wdl(tables)
+    board.probe_dtz(tables)
     assert board.fen() == core.Board(fen).fen()
     assert board.key == key
     assert board._check_invariants()
 
 
-def test_threads_probe_concurrently(oracle):
+def test_threads_probe_concurrently(tables, oracle):
     """Probes release the GIL and share the tables read-only."""
     boards = positions(SEED + 3, 6, all_signatures())
-    expected = [engine(b).probe_wdl() for b in boards]
+    expected = [engine(b).probe_wdl(tables) for b in boards]
     results: List[List[Optional[int]]] = [[] for _ in range(4)]
 
     def work(slot: int) -> None:
         for _ in range(5):
-            results[slot] = [engine(b).probe_wdl() for b in boards]
+            results[slot] = [engine(b).probe_wdl(tables) for b in boards]
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for t in threads:
@@ -310,10 +324,10 @@ def test_threads_probe_concurrently(oracle):
 
 
 @pytest.mark.slow
-def test_many_more_positions(oracle):
+def test_many_more_positions(tables, oracle):
     """A longer run of the same comparison (pytest -m slow)."""
     for seed in range(SEED + 10, SEED + 13):
         for board in positions(seed, 150, all_signatures()):
-            assert engine(board).probe_wdl() == oracle_wdl(oracle, board), board.fen(en_passant="fen")
+            assert engine(board).probe_wdl(tables) == oracle_wdl(oracle, board), board.fen(en_passant="fen")
     for board in positions(SEED + 20, 60, all_signatures()):
-        assert engine(board).probe_dtz() == oracle_dtz(oracle, board), board.fen(en_passant="fen")
+        assert engine(board).probe_dtz(tables) == oracle_dtz(oracle, board), board.fen(en_passant="fen")

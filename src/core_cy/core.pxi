@@ -34,12 +34,13 @@
 #     api/         api_board.pxi      Python face: Board
 #                  api_network.pxi    Python face: network files loaded as shared values
 #                  api_search.pxi     Python face: Search
-#                  api_tables.pxi     Python face: weights, magic numbers, Syzygy folders
+#                  api_tables.pxi     Python face: weights, magic numbers, Syzygy tables
 #                  api_learn.pxi      Python face: self-play worker, evaluation traces, trainer kernels
 #                  buildinfo.pxi      how this build was compiled, for `fianchetto doctor`
 #
 # The include order below follows the layers, except that the tablebase
-# reader comes before the evaluation (neither uses the other).
+# reader comes before the evaluation (neither uses the other), and
+# api_tables.pxi before the other faces, which take its SyzygyTables.
 #
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log
@@ -77,10 +78,10 @@ include "search/timeman.pxi"
 include "search/search.pxi"
 include "search/report.pxi"
 include "learn/datagen.pxi"
+include "api/api_tables.pxi"
 include "api/api_board.pxi"
 include "api/api_network.pxi"
 include "api/api_search.pxi"
-include "api/api_tables.pxi"
 include "api/api_learn.pxi"
 include "api/buildinfo.pxi"
 

@@ -25,9 +25,9 @@ with its own choice of network (the shipped one unless ``eval_file`` names
 another, or ``"none"`` for the hand-crafted evaluation); Engines that name the
 same file share its weights, and no Engine's choice changes another's.
 ``syzygy_path`` (or the ``SyzygyPath`` option) lets an Engine use Syzygy tables
-as the UCI engine does (the root's verdict, probes in the search); the process
-holds one set of tables, so Engines with tables share their folders
-(:mod:`fianchetto.tablebase`), and an Engine without tables never probes them.
+as the UCI engine does (the root's verdict, probes in the search); each Engine
+loads its own set (:mod:`fianchetto.tablebase`), so Engines of other folders,
+or of none, never see each other's tables.
 """
 from __future__ import annotations
 
@@ -355,7 +355,7 @@ class Engine:
     def _table_limits(self) -> Dict[str, Any]:
         return {"tb_probe_limit": self._tablebases.probe_limit(int(self._values["SyzygyProbeLimit"])),
                 "tb_50_move_rule": bool(self._values["Syzygy50MoveRule"]),
-                "tb_probe_depth": int(self._values["SyzygyProbeDepth"])}
+                "tb_probe_depth": int(self._values["SyzygyProbeDepth"]), "tables": self._tablebases.tables}
 
     def _run_with(self, ours: Board, limits: Dict[str, Any], on_line: Any, options: Dict[str, Any]):
         with self._options(options):

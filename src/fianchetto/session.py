@@ -596,6 +596,7 @@ class UciSession:
                 searchmoves=roots,
                 info=lambda report: self._on_core_event(job, report),
                 tb_probe_limit=self.tablebases.probe_limit(int(self.options["SyzygyProbeLimit"])),
+                tables=self.tablebases.tables,
                 tb_50_move_rule=bool(self.options["Syzygy50MoveRule"]),
                 tb_probe_depth=int(self.options["SyzygyProbeDepth"]),
             )

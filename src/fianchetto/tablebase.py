@@ -1,6 +1,6 @@
 """Syzygy endgame tablebases: configuration and the root decision.
 
-The compiled core reads the tables (``core_cy.core.syzygy_init``; WDL and DTZ
+The compiled core reads the tables (``core_cy.core.SyzygyTables``; WDL and DTZ
 probes run in C, cheap enough for interior search nodes, where the search uses
 WDL after every capture or pawn move). At the root, every legal move is
 classified by what the tables say about the position it leads to. A won
@@ -10,22 +10,19 @@ position is searched among the moves that keep the draw; a lost one plays the
 longest resistance. With ``Syzygy50MoveRule`` on, wins that the fifty-move rule
 would spoil count as draws (and such losses as saved).
 
-The core holds one set of tables per process. Every :class:`Tablebases` of the
-process (a UCI session, each in-process ``Engine``) shares it: users of the same
-folders share the loaded tables, and a user that names other folders while
-another still holds tables is refused (the tables are never swapped under a
-search that probes them). A user without tables never probes another's.
+Each :class:`Tablebases` (a UCI session, each in-process ``Engine``) loads a set
+of its own (``core_cy.core.SyzygyTables``), so users of other folders never see
+each other's tables. A new set replaces the old one only once it has loaded;
+a search that was started with the old one holds it until it ends.
 """
 from __future__ import annotations
 
 import os
-import threading
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from core_cy.core import syzygy_init
+from core_cy.core import SyzygyTables
 
 from fianchetto.board import Board
 from fianchetto.score import TB_WIN_CP    # a tablebase win, minus the plies to zeroing
@@ -78,56 +75,33 @@ class TablebaseError(ValueError):
     """A SyzygyPath that cannot be used; the tables held before stay."""
 
 
-class _Loaded:
-    """The process's tables: their folders and who holds them."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.folders: List[str] = []
-        self.max_pieces = 0
-        self.holders: "weakref.WeakSet[Tablebases]" = weakref.WeakSet()
-
-    def load(self, folders: List[str]) -> None:
-        self.max_pieces = syzygy_init(os.pathsep.join(folders))
-        self.folders = folders if self.max_pieces else []
-
-
-_LOADED = _Loaded()
-
-
 class Tablebases:
-    """One user's view of the process's Syzygy tables (module docstring)."""
+    """One user's Syzygy tables and the root decision (module docstring)."""
 
     def __init__(self) -> None:
-        self.max_pieces = 0
+        self.tables: Optional[SyzygyTables] = None    # what searches probe (None: no tables)
+        self.folders: List[str] = []
         self.hits = 0
+
+    @property
+    def max_pieces(self) -> int:
+        return self.tables.largest if self.tables is not None else 0
 
     def configure(self, spec: str) -> List[str]:
         """Use the tables of the folders in `spec` (os.pathsep separated; empty or
         ``<empty>``: none) and return the problems with some of its folders.
         :class:`TablebaseError`, the tables held before kept, when no folder of
-        `spec` holds tables, or when another user holds tables of other folders.
-
-        This user's searches must not run meanwhile (the core may replace its tables)."""
+        `spec` holds tables."""
         folders, problems = _folders_with_tables(spec)
         if problems and not folders:
             raise TablebaseError("; ".join(problems))
-        with _LOADED.lock:
-            others = [holder for holder in _LOADED.holders if holder is not self]
-            if not folders:
-                self._release(others)
-                return problems
-            if folders != _LOADED.folders:
-                if others:
-                    raise TablebaseError(f"Syzygy tables of other folders are in use in this process "
-                                         f"({os.pathsep.join(_LOADED.folders)}); it holds one set at a time")
-                held = _LOADED.folders
-                _LOADED.load(folders)
-                if not _LOADED.max_pieces:
-                    _LOADED.load(held)
-                    raise TablebaseError("no Syzygy tables found in SyzygyPath")
-            _LOADED.holders.add(self)
-            self.max_pieces = _LOADED.max_pieces
+        if not folders:
+            self.close()
+        elif folders != self.folders:
+            tables = SyzygyTables(os.pathsep.join(folders))
+            if not tables.largest:
+                raise TablebaseError("no Syzygy tables found in SyzygyPath")
+            self.tables, self.folders = tables, folders
         return problems
 
     def describe(self) -> str:
@@ -135,15 +109,8 @@ class Tablebases:
             else "no Syzygy tables"
 
     def close(self) -> None:
-        """Let go of the tables (unloaded when no other user holds them)."""
-        with _LOADED.lock:
-            self._release([holder for holder in _LOADED.holders if holder is not self])
-
-    def _release(self, others: List["Tablebases"]) -> None:
-        _LOADED.holders.discard(self)
-        self.max_pieces = 0
-        if not others and _LOADED.folders:
-            _LOADED.load([])
+        """Let go of the tables (a search still running keeps them until it ends)."""
+        self.tables, self.folders = None, []
 
     def probe_limit(self, limit: int) -> int:
         """The search's probe limit: `limit`, or 0 when this user has no tables."""
@@ -184,7 +151,7 @@ class Tablebases:
                 return _RankedMove(move, WIN, 1)
             if position.is_stalemate() or position.is_insufficient_material():
                 return _RankedMove(move, DRAW, 1)
-            wdl = position.probe_wdl()
+            wdl = position.probe_wdl(self.tables)
             self.hits += 1
             if wdl is None:
                 return None
@@ -192,7 +159,7 @@ class Tablebases:
             if halfmove == 0 or wdl == 0:
                 plies = 1
             else:
-                dtz = position.probe_dtz()      # opponent's view: plies to their zeroing
+                dtz = position.probe_dtz(self.tables)   # opponent's view: plies to their zeroing
                 self.hits += 1
                 if dtz is None:
                     return None

@@ -434,19 +434,23 @@ cdef class Board:
         return position_is_consistent(&self.pos)
 
     # --- Syzygy tablebases (syzygy.pxi) -----------------------------------------
-    def probe_wdl(self):
-        """Tablebase win/draw/loss for the side to move (2, 1, 0, -1, -2 as in
+    def probe_wdl(self, SyzygyTables tables not None):
+        """Win/draw/loss for the side to move by `tables` (2, 1, 0, -1, -2 as in
         python-chess's probe_wdl), or None when the tables cannot tell."""
         cdef int ok = 0, v
+        self.pos.tables = tables_pointer(tables)
         with nogil:
             v = tb_probe_wdl(&self.pos, &ok)
+        self.pos.tables = NULL
         return v if ok else None
 
-    def probe_dtz(self):
-        """Tablebase distance to zeroing (python-chess's probe_dtz), or None."""
+    def probe_dtz(self, SyzygyTables tables not None):
+        """Distance to zeroing by `tables` (python-chess's probe_dtz), or None."""
         cdef int ok = 0, v
+        self.pos.tables = tables_pointer(tables)
         with nogil:
             v = tb_probe_dtz(&self.pos, &ok)
+        self.pos.tables = NULL
         return v if ok else None
     # --- benchmark probes: speed measurements for bench/, not part of playing ----
     def make_unmake(self, int rounds):

@@ -30,9 +30,11 @@ cdef class SelfPlayWorker:
     cdef int ply_capacity
     cdef int ply_count
     cdef LoadedNetwork network     # the evaluation the games are played with (None: hand-crafted)
+    cdef SyzygyTables tables       # the tables that end games early (None: none)
 
-    def __cinit__(self, hash_mb=16, max_plies=400, LoadedNetwork network=None):
+    def __cinit__(self, hash_mb=16, max_plies=400, LoadedNetwork network=None, SyzygyTables tables=None):
         self.network = network
+        self.tables = tables
         self.t = thread_new(0)
         self.record_capacity = int(max_plies) + 8
         self.records = <PackedRecord*>malloc(sizeof(PackedRecord) * self.record_capacity)
@@ -54,7 +56,8 @@ cdef class SelfPlayWorker:
         t.pos.net = &self.network.net if self.network is not None else NULL
         t.tt = &self.tt
         t.shared = &self.shared
-        t.tb_pieces = min(TB_LARGEST, 7)
+        t.pos.tables = tables_pointer(self.tables)
+        t.tb_pieces = min(tables_largest(self.tables), 7)
         t.tb_50_move_rule = True
         t.tb_probe_depth = 1
         tt_clear(&self.tt)

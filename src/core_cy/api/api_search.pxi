@@ -114,6 +114,7 @@ cdef class Search:
     cdef bint prepared
     cdef LoadedNetwork network          # the evaluation of the next start (None: hand-crafted)
     cdef LoadedNetwork running_network  # the one the prepared or running search points at
+    cdef SyzygyTables running_tables    # the tables it probes (None: none)
 
     def __cinit__(self, hash_mb=16, threads=1, LoadedNetwork network=None):
         self.network = network
@@ -189,7 +190,8 @@ cdef class Search:
 
     def start(self, Board board, *, depth=0, nodes=0, soft_ms=0, hard_ms=0, clock_offset_ms=0,
               adaptive_time=False, mate=0, multipv=1, searchmoves=None, info=None, tb_probe_limit=7,
-              tb_50_move_rule=True, tb_probe_depth=1, multipv_set_ms=MULTIPV_SET_AFTER_MS):
+              tb_50_move_rule=True, tb_probe_depth=1, multipv_set_ms=MULTIPV_SET_AFTER_MS,
+              SyzygyTables tables=None):
         """Prepare a search of `board`; 0 means no limit. Raises ValueError on bad limits.
 
         `soft_ms`, `hard_ms` and `clock_offset_ms` are the time limits (see
@@ -199,10 +201,9 @@ cdef class Search:
         it completes and, once the search has run `multipv_set_ms`, after each of
         its lines too (reports marked `partial`).
 
-        Tablebases loaded with syzygy_init() are probed inside the search for
-        positions of at most `tb_probe_limit` pieces; those with exactly that
-        many (or the largest tables' count, if fewer) only at depth
-        `tb_probe_depth` or more."""
+        `tables` (SyzygyTables) are probed inside the search for positions of
+        at most `tb_probe_limit` pieces; those with exactly that many (or the
+        largest tables' count, if fewer) only at depth `tb_probe_depth` or more."""
         cdef SearchThread* t = self.thread
         cdef Move moves[MAX_MOVES]
         cdef SearchLimits limits
@@ -210,10 +211,12 @@ cdef class Search:
         cdef int64_t start_ms
         cdef const Network* net = &self.network.net if self.network is not None else NULL
         self.running_network = self.network
+        self.running_tables = tables
         for i in range(self.thread_count):
             if not thread_set_position(self.threads[i], &board.pos, 0):
                 raise MemoryError()
             self.threads[i].pos.net = net
+            self.threads[i].pos.tables = tables_pointer(tables)
             self.threads[i].tt = &self.tt
             self.threads[i].shared = &self.shared
         self.chess960 = board.pos.chess960
@@ -221,7 +224,7 @@ cdef class Search:
         t.reporter = <void*>self
         t.on_line = deliver_line
         t.on_currmove = deliver_currmove
-        t.tb_pieces = min(TB_LARGEST, max(0, int(tb_probe_limit)))
+        t.tb_pieces = min(tables_largest(tables), max(0, int(tb_probe_limit)))
         t.tb_50_move_rule = bool(tb_50_move_rule)
         t.tb_probe_depth = max(1, min(int(tb_probe_depth), MAX_PLY))
         limits.depth = max(0, min(int(depth), MAX_SEARCH_DEPTH))

@@ -1,6 +1,6 @@
 # Module functions of the core's Python face: the evaluation weights (for tuners),
-# the magic multipliers (for tools/gen_magics.py), the slider lookup and the
-# Syzygy folders.
+# the magic multipliers (for tools/gen_magics.py), the slider lookup, and the
+# Syzygy tables (SyzygyTables, which the Board, Search and self-play faces take).
 
 
 def magic_numbers():
@@ -65,17 +65,46 @@ def reset_weight_table():
 
 
 # --- Syzygy tablebases (syzygy.pxi) -------------------------------------------------
-def syzygy_init(paths):
-    """Load the Syzygy tables (.rtbw, .rtbz) of the folders in `paths`, separated by
-    ':' (';' on Windows), replacing any loaded before. Returns the most pieces of
-    any WDL table found (0 when none). No probe may run during the call."""
-    import os
-    cdef bytes raw = os.fsencode(paths or "")
-    cdef const char* text = raw
-    cdef int largest
-    with nogil:
-        largest = tb_init(text)
-    return largest
+cdef class SyzygyTables:
+    """The Syzygy tables (.rtbw, .rtbz) of the folders in `paths`, separated by ':'
+    (';' on Windows): a set of one's own, read-only once loaded. Searches and
+    board probes given this object read it; any number of them at once, each
+    holding the object while it runs. `largest` is the most pieces of any WDL
+    table found (0: none), `files` the WDL and DTZ files loaded."""
+    cdef TBSet* tables
+
+    def __cinit__(self, paths=""):
+        import os
+        cdef bytes raw = os.fsencode(paths or "")
+        cdef const char* text = raw
+        self.tables = tb_set_new()
+        if self.tables == NULL:
+            raise MemoryError()
+        with nogil:
+            tb_set_load(self.tables, text)
+
+    def __dealloc__(self):
+        tb_set_free(self.tables)
+
+    @property
+    def largest(self):
+        return self.tables.largest
+
+    @property
+    def files(self):
+        return self.tables.files
+
+    def __repr__(self):
+        return f"SyzygyTables(largest={self.largest}, files={self.files})"
+
+
+cdef inline const void* tables_pointer(SyzygyTables tables):
+    """What a position points at to probe `tables` (None: no tables)."""
+    return <const void*>tables.tables if tables is not None else NULL
+
+
+cdef inline int tables_largest(SyzygyTables tables):
+    return tables.tables.largest if tables is not None else 0
 # --- end Syzygy -----------------------------------------------------------------------
 
 

@@ -47,6 +47,7 @@ ctypedef struct Position:
     int castling_off_corner         # rights whose rook is not in a corner (Chess960 only)
     Accumulator* accs               # network accumulators, one per state slot (NULL: none kept)
     const Network* net              # the network that evaluates (NULL: the hand-crafted evaluation)
+    const void* tables              # the Syzygy tables probes read (a TBSet, tb_load.pxi; NULL: none)
 
 
 cdef inline int type_of(int pc) noexcept nogil:

@@ -291,7 +291,10 @@ cdef inline void tb_private(const Position* src, Position* dst, StateInfo* state
     dst.accs = NULL
 
 cdef inline bint tb_probe_allowed(const Position* pos) noexcept nogil:
-    return TB_LARGEST > 0 and pos.st.castling == 0 and fc_popcount(pos.by_type[0]) <= TB_PIECES + 1
+    """Can pos be probed at all: it points at tables, has no castling rights and
+    not too many pieces (one more: a capture may lead into the tables)."""
+    return pos.tables != NULL and tables_of(pos).largest > 0 and pos.st.castling == 0 \
+        and fc_popcount(pos.by_type[0]) <= TB_PIECES + 1
 
 cdef int tb_probe_wdl(const Position* pos, int* success) noexcept nogil:
     """Win/draw/loss for the side to move: 2 win, 1 cursed win (a win spoilt by the

@@ -218,7 +218,7 @@ cdef int tb_read_wdl(const Position* pos, int* ok) noexcept nogil:
         ok[0] = 1
         return 0
     key = tb_position_key(pos, 0)
-    e = tb_find(key)
+    e = tb_find(tables_of(pos), key)
     if e == NULL or e.wdl_base == NULL:
         return 0
     tb_orient(e, e.wdl_key, key, pos.side, &cflip, &sqflip, &side)
@@ -255,7 +255,7 @@ cdef int tb_read_dtz(const Position* pos, int wdl, int* ok) noexcept nogil:
     cdef int p[TB_PIECES + 1]
     ok[0] = 0
     key = tb_position_key(pos, 0)
-    e = tb_find(key)
+    e = tb_find(tables_of(pos), key)
     if e == NULL or e.dtz_base == NULL:
         return 0
     tb_orient(e, e.dtz_key, key, pos.side, &cflip, &sqflip, &side)

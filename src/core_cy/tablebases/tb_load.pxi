@@ -1,14 +1,21 @@
 # Syzygy reader, part two: the set of loaded tables and the parsing of a file.
 
-# --- the set of loaded tables --------------------------------------------------------
+# --- a set of loaded tables ---------------------------------------------------------
+# Each user of the tables (a UCI session, each fianchetto.Engine, a self-play run)
+# loads its own set (SyzygyTables, api_tables.pxi); a set is read-only once loaded,
+# and a searching position probes the set it points at (Position.tables).
 
-cdef TBEntry* TB_ENTRIES = NULL
-cdef int TB_COUNT = 0
-cdef int TB_CAPACITY = 0
-cdef uint64_t TB_SLOT_KEY[TB_HASH_SIZE]
-cdef int TB_SLOT_ENTRY[TB_HASH_SIZE]
-cdef int TB_LARGEST = 0           # most pieces of any WDL table loaded (0: none)
-cdef int TB_TABLE_FILES = 0       # WDL + DTZ files loaded
+ctypedef struct TBSet:
+    TBEntry* entries
+    int count
+    int capacity
+    int largest                 # most pieces of any WDL table loaded (0: none)
+    int files                   # WDL + DTZ files loaded
+    uint64_t slot_key[TB_HASH_SIZE]
+    int slot_entry[TB_HASH_SIZE]  # index in `entries`; -1: an empty slot
+
+cdef inline const TBSet* tables_of(const Position* pos) noexcept nogil:
+    return <const TBSet*>pos.tables
 
 cdef inline int tb_key_shift(int color, int pt) noexcept nogil:
     return 4 * (5 * color + pt - 1)
@@ -38,26 +45,26 @@ cdef inline uint64_t tb_mirror_key(uint64_t key) noexcept nogil:
 cdef inline uint32_t tb_slot(uint64_t key) noexcept nogil:
     return <uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> (64 - TB_HASH_BITS))
 
-cdef inline TBEntry* tb_find(uint64_t key) noexcept nogil:
+cdef inline TBEntry* tb_find(const TBSet* tables, uint64_t key) noexcept nogil:
     cdef uint32_t s = tb_slot(key)
-    while TB_SLOT_ENTRY[s] >= 0:
-        if TB_SLOT_KEY[s] == key:
-            return &TB_ENTRIES[TB_SLOT_ENTRY[s]]
+    while tables.slot_entry[s] >= 0:
+        if tables.slot_key[s] == key:
+            return &tables.entries[tables.slot_entry[s]]
         s = (s + 1) & (TB_HASH_SIZE - 1)
     return NULL
 
-cdef int tb_slot_insert(uint64_t key, int index) noexcept nogil:
+cdef int tb_slot_insert(TBSet* tables, uint64_t key, int index) noexcept nogil:
     cdef uint32_t s = tb_slot(key)
     cdef int probes = 0
-    while TB_SLOT_ENTRY[s] >= 0:
-        if TB_SLOT_KEY[s] == key:
+    while tables.slot_entry[s] >= 0:
+        if tables.slot_key[s] == key:
             return 1
         s = (s + 1) & (TB_HASH_SIZE - 1)
         probes += 1
         if probes >= TB_HASH_SIZE // 2:
             return 0               # over half full: refuse (some 8000 tables)
-    TB_SLOT_KEY[s] = key
-    TB_SLOT_ENTRY[s] = index
+    tables.slot_key[s] = key
+    tables.slot_entry[s] = index
     return 1
 
 
@@ -465,22 +472,22 @@ cdef int tb_parse_name(const char* name, int length, uint64_t* key, int* num, in
                 lone[0] += 1
     return 1
 
-cdef TBEntry* tb_entry_for(uint64_t key, int num, int pawns_first, int pawns_second, int lone) noexcept nogil:
+cdef TBEntry* tb_entry_for(TBSet* tables, uint64_t key, int num, int pawns_first, int pawns_second,
+                          int lone) noexcept nogil:
     """The entry of this material, created if new."""
-    cdef TBEntry* e = tb_find(key)
+    cdef TBEntry* e = tb_find(tables, key)
     cdef TBEntry* grown
     cdef int index
-    global TB_ENTRIES, TB_COUNT, TB_CAPACITY
     if e != NULL:
         return e
-    if TB_COUNT == TB_CAPACITY:
-        grown = <TBEntry*>realloc(TB_ENTRIES, sizeof(TBEntry) * (TB_CAPACITY * 2 + 64))
+    if tables.count == tables.capacity:
+        grown = <TBEntry*>realloc(tables.entries, sizeof(TBEntry) * (tables.capacity * 2 + 64))
         if grown == NULL:
             return NULL
-        TB_ENTRIES = grown
-        TB_CAPACITY = TB_CAPACITY * 2 + 64
-    index = TB_COUNT
-    e = &TB_ENTRIES[index]
+        tables.entries = grown
+        tables.capacity = tables.capacity * 2 + 64
+    index = tables.count
+    e = &tables.entries[index]
     memset(e, 0, sizeof(TBEntry))
     e.key = key
     e.num = num
@@ -497,12 +504,12 @@ cdef TBEntry* tb_entry_for(uint64_t key, int num, int pawns_first, int pawns_sec
         return NULL
     if e.has_pawns and e.lead_pawns > 5:
         return NULL
-    if not tb_slot_insert(key, index) or not tb_slot_insert(tb_mirror_key(key), index):
+    if not tb_slot_insert(tables, key, index) or not tb_slot_insert(tables, tb_mirror_key(key), index):
         return NULL
-    TB_COUNT += 1
+    tables.count += 1
     return e
 
-cdef void tb_add_file(const char* folder, const char* name) noexcept nogil:
+cdef void tb_add_file(TBSet* tables, const char* folder, const char* name) noexcept nogil:
     cdef int length = <int>strlen(name), stem, num, pf, ps, lone, wdl, folder_len
     cdef uint64_t key, size
     cdef char* path
@@ -530,7 +537,7 @@ cdef void tb_add_file(const char* folder, const char* name) noexcept nogil:
     free(path)
     if base == NULL:
         return
-    e = tb_entry_for(key, num, pf, ps, lone)
+    e = tb_entry_for(tables, key, num, pf, ps, lone)
     if e == NULL:
         tbf_unmap(base, size)
         return
@@ -551,34 +558,44 @@ cdef void tb_add_file(const char* folder, const char* name) noexcept nogil:
             tb_release_dtz(e)
             return
 
-cdef void tb_free_all() noexcept nogil:
+cdef void tb_set_clear(TBSet* tables) noexcept nogil:
+    """Let go of every table of the set: it is empty again."""
     cdef int i
-    global TB_ENTRIES, TB_COUNT, TB_CAPACITY, TB_LARGEST, TB_TABLE_FILES
-    for i in range(TB_COUNT):
-        tb_release_wdl(&TB_ENTRIES[i])
-        tb_release_dtz(&TB_ENTRIES[i])
-    free(TB_ENTRIES)
-    TB_ENTRIES = NULL
-    TB_COUNT = 0
-    TB_CAPACITY = 0
+    for i in range(tables.count):
+        tb_release_wdl(&tables.entries[i])
+        tb_release_dtz(&tables.entries[i])
+    free(tables.entries)
+    tables.entries = NULL
+    tables.count = 0
+    tables.capacity = 0
     for i in range(TB_HASH_SIZE):
-        TB_SLOT_ENTRY[i] = -1
-        TB_SLOT_KEY[i] = 0
-    TB_LARGEST = 0
-    TB_TABLE_FILES = 0
+        tables.slot_entry[i] = -1
+        tables.slot_key[i] = 0
+    tables.largest = 0
+    tables.files = 0
 
-cdef int tb_init(const char* paths) noexcept nogil:
-    """Load every table in the folders of `paths` (':'-separated, ';' on Windows).
+cdef TBSet* tb_set_new() noexcept nogil:
+    """An empty set; NULL when out of memory."""
+    cdef TBSet* tables = <TBSet*>calloc(1, sizeof(TBSet))
+    if tables != NULL:
+        tb_set_clear(tables)
+    return tables
 
-    Replaces the tables loaded before (no probe may run meanwhile). Returns the
-    most pieces of any WDL table found, 0 when none."""
+cdef void tb_set_free(TBSet* tables) noexcept nogil:
+    if tables != NULL:
+        tb_set_clear(tables)
+        free(tables)
+
+cdef int tb_set_load(TBSet* tables, const char* paths) noexcept nogil:
+    """Load every table in the folders of `paths` (':'-separated, ';' on Windows)
+    into the set, replacing its tables (no probe of the set may run meanwhile).
+    Returns the most pieces of any WDL table found, 0 when none."""
     cdef int start = 0, end, i
     cdef char* folder
     cdef tbf_dir* d
     cdef const char* name
-    global TB_LARGEST, TB_TABLE_FILES
     tb_build_tables()
-    tb_free_all()
+    tb_set_clear(tables)
     if paths == NULL:
         return 0
     while paths[start] != 0:
@@ -594,16 +611,16 @@ cdef int tb_init(const char* paths) noexcept nogil:
                 if d != NULL:
                     name = tbf_dir_next(d)
                     while name != NULL:
-                        tb_add_file(folder, name)
+                        tb_add_file(tables, folder, name)
                         name = tbf_dir_next(d)
                     tbf_dir_close(d)
                 free(folder)
         start = end + 1 if paths[end] != 0 else end
-    for i in range(TB_COUNT):
-        if TB_ENTRIES[i].wdl_base != NULL:
-            TB_TABLE_FILES += 1
-            if TB_ENTRIES[i].num > TB_LARGEST:
-                TB_LARGEST = TB_ENTRIES[i].num
-        if TB_ENTRIES[i].dtz_base != NULL:
-            TB_TABLE_FILES += 1
-    return TB_LARGEST
+    for i in range(tables.count):
+        if tables.entries[i].wdl_base != NULL:
+            tables.files += 1
+            if tables.entries[i].num > tables.largest:
+                tables.largest = tables.entries[i].num
+        if tables.entries[i].dtz_base != NULL:
+            tables.files += 1
+    return tables.largest

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
-from core_cy.core import DATA_HEADER, DATA_MAGIC, DATA_RECORD_BYTES, DATA_VERSION, Board, SelfPlayWorker
+from core_cy.core import DATA_HEADER, DATA_MAGIC, DATA_RECORD_BYTES, DATA_VERSION, Board, SelfPlayWorker, SyzygyTables
 from fianchetto.learn.progress import ProgressLine
 
 GOLDEN = 0x9E3779B97F4A7C15
@@ -74,6 +74,7 @@ class GameSettings:
     dfrc: float = 0.0            # share of games from a double Chess960 start
     max_opening_score: int = 400  # discard a game whose first search scores beyond this
     evaluation: Any = None        # the LoadedNetwork the games are played with (None: hand-crafted)
+    tables: Any = None            # the SyzygyTables that end games early (None: none)
     adjudication: Adjudication = field(default_factory=Adjudication)
 
     def as_kwargs(self) -> Dict[str, object]:
@@ -82,7 +83,8 @@ class GameSettings:
 
     def new_worker(self, hash_mb: int) -> SelfPlayWorker:
         """A worker that plays these games: its records hold the longest game."""
-        return SelfPlayWorker(hash_mb=hash_mb, max_plies=self.adjudication.max_plies, network=self.evaluation)
+        return SelfPlayWorker(hash_mb=hash_mb, max_plies=self.adjudication.max_plies, network=self.evaluation,
+                              tables=self.tables)
 
 
 def dfrc_fen(white: int, black: int) -> str:
@@ -414,13 +416,10 @@ def main_datagen(args: argparse.Namespace) -> int:
     except evaluation.NetworkError as exc:
         print(exc, file=sys.stderr)
         return 2
-    if args.syzygy_path:
-        from core_cy.core import syzygy_init
-
-        syzygy_init(args.syzygy_path)
+    tables = SyzygyTables(args.syzygy_path) if args.syzygy_path else None
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     settings = GameSettings(nodes=args.nodes, random_plies=args.random_plies, tablebases=bool(args.syzygy_path),
-                            dfrc=args.dfrc, evaluation=chosen)
+                            dfrc=args.dfrc, evaluation=chosen, tables=tables)
 
     report = ProgressLine(sys.stderr)
     interrupt_on_stop_signals()
