@@ -438,20 +438,26 @@ cdef class Board:
         """Win/draw/loss for the side to move by `tables` (2, 1, 0, -1, -2 as in
         python-chess's probe_wdl), or None when the tables cannot tell."""
         cdef int ok = 0, v
-        self.pos.tables = tables_pointer(tables)
+        cdef Position view = self.tables_view(tables)
         with nogil:
-            v = tb_probe_wdl(&self.pos, &ok)
-        self.pos.tables = NULL
+            v = tb_probe_wdl(&view, &ok)
         return v if ok else None
 
     def probe_dtz(self, SyzygyTables tables not None):
         """Distance to zeroing by `tables` (python-chess's probe_dtz), or None."""
         cdef int ok = 0, v
-        self.pos.tables = tables_pointer(tables)
+        cdef Position view = self.tables_view(tables)
         with nogil:
-            v = tb_probe_dtz(&self.pos, &ok)
-        self.pos.tables = NULL
+            v = tb_probe_dtz(&view, &ok)
         return v if ok else None
+
+    cdef Position tables_view(self, SyzygyTables tables):
+        """The position, on the same state stack (the probes only read it), pointing
+        at `tables`."""
+        cdef Position view = self.pos
+        view.accs = NULL
+        view.tables = tables_pointer(tables)
+        return view
     # --- benchmark probes: speed measurements for bench/, not part of playing ----
     def make_unmake(self, int rounds):
         """Benchmark probe (bench/, not for play): play and take back every legal

@@ -52,7 +52,9 @@ cdef void fill_running_line(const SearchThread* t, int depth, int index, Iterati
     """Line `index` of a set reported while iteration `depth` runs: the move's result
     at this depth if it has one (a line done; a move that raised alpha in the search
     of one, exact; the first move of one that then failed low, an upper bound), else
-    the line it last completed (the iteration before), else its previous score."""
+    the line it last completed, at that line's depth (a move at one of the set's
+    ranks always has one after the first iteration; else, never expected, its
+    previous score)."""
     cdef const RootMove* rm = &t.root_moves[index]
     cdef const RootLine* line = &t.root_lines[rm.slot]
     if rm.score != -VALUE_INFINITE and rm.depth == depth:

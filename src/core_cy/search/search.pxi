@@ -676,8 +676,8 @@ cdef inline void report_window_failure(SearchThread* t, int depth, int bound) no
 
 cdef inline bint set_report_due(const SearchThread* t, int depth, int done, int lines) noexcept nogil:
     """Report the set of lines before iteration `depth` completes? After each line
-    but the last, from the second iteration on (every line then has one completed
-    before), once the search has run `multipv_set_ms`."""
+    but the last, from the second iteration on (the first has no completed lines
+    to show beside its own), once the search has run `multipv_set_ms`."""
     return done < lines and depth > 1 and t.reporter != NULL \
         and elapsed_ms(t) >= t.limits.multipv_set_ms
 
