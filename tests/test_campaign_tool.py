@@ -162,6 +162,13 @@ def test_a_match_under_way_shows_its_last_game_and_result(tmp_path):
                                             "Elo: -12.34 +/- 40.00 | LLR: -0.20 (-6.8%) (-2.94, 2.94)")
 
 
+def test_a_logged_match_shows_its_result_in_one_line():
+    row = ("| 2026-12-05 | generation8 screen: b vs a (pentanomial 14, 63, 86, 33, 4) | `007fe4f1` | `007fe4f1` | "
+           "10+0.1 | [0.0, 10.0] | 400 | 60-230-110 | -43.66 ± 21.59 | -2.37 | H0 accepted | notes |")
+    assert campaign.row_summary(row) == "400 games, +60 =230 -110, Elo -43.66 ± 21.59, LLR -2.37: H0 accepted"
+    assert campaign.row_summary("| an older | row |") == "| an older | row |"
+
+
 def test_the_status_says_which_match_a_run_plays_and_that_datagen_waits_for_it(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     first = screen_of(plan).challengers()[0]

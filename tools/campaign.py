@@ -221,6 +221,16 @@ def logged_row(plan: Plan, stage: Stage, candidate: str) -> Optional[str]:
     return rows[-1] if rows else None
 
 
+def row_summary(row: str) -> str:
+    """A logged row's result in one line: games, W-D-L, Elo, LLR and verdict (the
+    columns tools/sprt.py writes); the row itself when it has other columns."""
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    if len(cells) < 11:
+        return row
+    games, wdl, elo, llr, verdict = cells[6:11]
+    return f"{games} games, +{wdl.replace('-', ' =', 1).replace('-', ' -', 1)}, Elo {elo}, LLR {llr}: {verdict}"
+
+
 def match_command(plan: Plan, stage: Stage, candidate: str, fastchess: str) -> List[str]:
     """tools/sprt.py's command for the candidate's match: a saved folder goes on."""
     match = stage.match
@@ -568,7 +578,7 @@ def status(plan: Plan) -> str:
         for candidate in stage.challengers():
             row = logged_row(plan, stage, candidate)
             saved = (plan.folder / f"match-{candidate}.folder").exists()
-            where = (row if row else "playing" if candidate == playing else "cut short, goes on" if saved
+            where = (row_summary(row) if row else "playing" if candidate == playing else "cut short, goes on" if saved
                      else "not played")
             lines.append(f"match  {candidate:28} {where}")
             if not row and (candidate == playing or saved):
