@@ -18,6 +18,16 @@ import campaign  # noqa: E402
 from fianchetto.learn import games, manifest  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def shipped_network(tmp_path: Path) -> Path:
+    """The shipped network where a plan loaded with ``root=tmp_path`` looks for
+    it (the final stage's base)."""
+    shipped = tmp_path / "networks" / "fianchetto.nnue"
+    shipped.parent.mkdir()
+    shipped.write_bytes(b"the shipped network")
+    return shipped
+
+
 def write_plan(tmp_path: Path, **changes) -> Path:
     raw = json.loads(campaign.DEFAULT_PLAN.read_text())
     raw.update(changes)
@@ -37,6 +47,10 @@ def test_the_committed_plan_holds_together(tmp_path):
     assert screen.challengers() == [name for name in screen.candidates if name != screen.match.base]
     assert set(screen.data) <= {data.name for data in plan.data}
     assert len({data.seed for data in plan.data}) == len(plan.data)
+    final = plan.stages[-1]          # the shipping match: every file, 400 games against the shipped network
+    assert final.data == [data.name for data in plan.data] and sum(data.positions for data in plan.data) >= 80_000_000
+    assert final.match.base == "networks/fianchetto.nnue" and not final.match.sprt and final.match.rounds == 200
+    assert final.match.tc == "10+0.1" and final.match.seed != screen.match.seed
 
 
 def test_a_plan_that_does_not_hold_together_is_refused(tmp_path):
@@ -53,21 +67,19 @@ def test_a_plan_that_does_not_hold_together_is_refused(tmp_path):
 
 def test_a_later_stage_may_play_its_candidates_against_a_network_file(tmp_path):
     shipped = tmp_path / "networks" / "fianchetto.nnue"
-    shipped.parent.mkdir()
-    shipped.write_bytes(b"the shipped network")
     raw = json.loads(campaign.DEFAULT_PLAN.read_text())
-    raw["stages"].append({"name": "final", "data": [f["file"] for f in raw["data"]], "train": ["--epochs", "20"],
+    raw["stages"].append({"name": "later", "data": [f["file"] for f in raw["data"]], "train": ["--epochs", "20"],
                           "candidates": {"g8": ["--hidden", "512"]},
                           "match": {"base": "networks/fianchetto.nnue", "tc": "10+0.1", "elo0": 0, "elo1": 5,
                                     "rounds": 200, "seed": 821, "sprt": False}})
     plan = campaign.load_plan(write_plan(tmp_path, stages=raw["stages"]), cache=tmp_path, root=tmp_path)
-    final = plan.stages[1]
+    final = plan.stages[-1]
     assert final.challengers() == ["g8"]
     command = campaign.match_command(plan, final, "g8", "/opt/fastchess")
     assert f"EvalFile={shipped}" in command and command[command.index("--seed") + 1] == "821"
     assert "--no-sprt" in command and command[command.index("--rounds") + 1] == "200"   # all 400 games
     assert "--no-sprt" not in campaign.match_command(plan, plan.stages[0], "s8b-h1024", "/opt/fastchess")
-    assert "final: g8 vs networks/fianchetto.nnue" in campaign.match_title(plan, final, "g8")
+    assert "later: g8 vs networks/fianchetto.nnue" in campaign.match_title(plan, final, "g8")
     data = campaign.train_command(plan, final, "g8")
     assert len(data[data.index("--data") + 1].split(",")) == 2
 
