@@ -367,7 +367,9 @@ def tb_engine():
     engine = UciPipe()
     engine.send(f"setoption name SyzygyPath value {tb_spec()}")
     lines = engine.sync()
-    assert any("Syzygy tables loaded" in l for l in lines), lines
+    files = sum(1 for folder in TB_FOLDERS if folder.is_dir() for f in folder.iterdir()
+                if f.suffix in (".rtbw", ".rtbz"))
+    assert any(f"Syzygy tables loaded: {files} files, up to " in l for l in lines), lines
     yield engine
     engine.close()
 

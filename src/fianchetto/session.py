@@ -303,7 +303,7 @@ class UciSession:
             self.finish_search(spec.name)   # the search reads its constants while it runs
             apply_tunable(spec.name, int(value))  # type: ignore[arg-type]
         elif spec.name == "SyzygyPath":
-            self.finish_search("SyzygyPath")   # the core replaces its tables
+            self.finish_search("SyzygyPath")   # the search's root verdict reads the tables
             try:
                 problems = self.tablebases.configure(str(value))
             except TablebaseError as exc:
@@ -311,7 +311,8 @@ class UciSession:
             for problem in problems:
                 self.listener.message(problem)
             if self.tablebases.max_pieces:
-                self.listener.message(f"Syzygy tables loaded: up to {self.tablebases.max_pieces} pieces")
+                self.listener.message(f"Syzygy tables loaded: {self.tablebases.files} files, "
+                                      f"up to {self.tablebases.max_pieces} pieces")
         self.options.set(spec.name, value)
 
     def _set_evaluation(self, name: str, value: Value) -> None:

@@ -87,6 +87,11 @@ class Tablebases:
     def max_pieces(self) -> int:
         return self.tables.largest if self.tables is not None else 0
 
+    @property
+    def files(self) -> int:
+        """The WDL and DTZ files loaded."""
+        return self.tables.files if self.tables is not None else 0
+
     def configure(self, spec: str) -> List[str]:
         """Use the tables of the folders in `spec` (os.pathsep separated; empty or
         ``<empty>``: none) and return the problems with some of its folders.
