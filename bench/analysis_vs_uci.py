@@ -81,7 +81,7 @@ def stop_latencies(count: int) -> List[float]:
     latencies = []
     for _ in range(count):
         done = threading.Event()
-        worker = threading.Thread(target=lambda: (engine.analyse(board, movetime=60), done.set()))
+        worker = threading.Thread(target=lambda done=done: (engine.analyse(board, movetime=60), done.set()))
         worker.start()
         time.sleep(0.3)
         asked = time.perf_counter()

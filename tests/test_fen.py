@@ -189,7 +189,7 @@ def test_invalid_position_cases_are_what_they_claim(cls):
 @pytest.mark.parametrize("cls", ["bad-piece-letters", "rank-not-eight", "wrong-rank-count", "bad-side",
                                  "bad-castling-field", "bad-ep-field", "bad-numbers"])
 def test_malformed_cases_are_malformed_for_python_chess_too(cls):
-    for name, fen, chess960 in INVALID_CLASSES[cls]:
+    for _name, fen, chess960 in INVALID_CLASSES[cls]:
         with pytest.raises(ValueError):
             chess.Board(fen, chess960=chess960)
 

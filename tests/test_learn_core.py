@@ -61,7 +61,7 @@ def test_core_self_play_data_reads_back(tmp_path: Path) -> None:
     assert len(dataset) == 300
     records = dataset.take(np.arange(300))
     batch = decode(records)
-    for board, record, stm_row in zip(decode_boards(records), records, batch.stm):
+    for board, stm_row in zip(decode_boards(records), batch.stm):
         assert board.king(chess.WHITE) is not None and board.king(chess.BLACK) is not None
         assert not board.is_check()
         assert int(np.sum(stm_row < 768)) == len(board.piece_map())

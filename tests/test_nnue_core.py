@@ -61,7 +61,7 @@ def test_accumulator_through_special_moves(network, fen, moves, chess960):
 @pytest.mark.parametrize("chess960", [False, True])
 def test_incremental_accumulator_equals_refresh_in_random_games(network, chess960):
     rng = random.Random(42 + chess960)
-    for game in range(40):
+    for _ in range(40):
         if chess960:
             start = chess.Board.from_chess960_pos(rng.randrange(960)).fen()
             board = Board(start, chess960=True)

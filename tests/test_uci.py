@@ -600,7 +600,7 @@ def _self_play(engine: UciPipe, games: int, seed: int, go: str, max_plies: int =
     """Play games in one engine process; check every bestmove and PV move. Returns plies."""
     rng = random.Random(seed)
     plies = 0
-    for game in range(games):
+    for _ in range(games):
         board = chess.Board()
         for _ in range(rng.randrange(0, 6)):  # a few random opening moves for variety
             board.push(rng.choice(list(board.legal_moves)))

@@ -180,9 +180,8 @@ class Stockfish:
 
     def play(self, board: chess.Board, limit: chess.engine.Limit, game: object = None) -> chess.Move:
         self._start(board, limit, 1, game, False)
-        for line in self._lines("bestmove"):
-            pass
-        return chess.Move.from_uci(line.split()[1])
+        last_line = list(self._lines("bestmove"))[-1]
+        return chess.Move.from_uci(last_line.split()[1])
 
     def quit(self) -> None:
         self._send("quit")

@@ -121,9 +121,14 @@ def perturbed(state: dict, k: int, rng: random.Random, table: Table) -> Dict[str
         row, sched = table[name], state["schedule"][name]
         c_k = sched["c"] / (k + 1) ** GAMMA
         d = rng.choice((-1, 1))
-        clip = lambda v: min(row.maximum, max(row.minimum, int(round(v))))  # noqa: E731
-        out[name] = {"d": d, "c_k": c_k, "plus": clip(theta + c_k * d), "minus": clip(theta - c_k * d)}
+        out[name] = {"d": d, "c_k": c_k, "plus": clipped(row, theta + c_k * d),
+                     "minus": clipped(row, theta - c_k * d)}
     return out
+
+
+def clipped(row: tunables.Tunable, value: float) -> int:
+    """`value` rounded to the nearest integer within the row's range."""
+    return min(row.maximum, max(row.minimum, int(round(value))))
 
 
 def step(state: dict, k: int, moves: Dict[str, Dict[str, float]], wins: int, losses: int, table: Table) -> None:

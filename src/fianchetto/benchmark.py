@@ -122,6 +122,19 @@ def bench_depth(text: Optional[str]) -> int:
 SHIPPED = "shipped"
 
 
+def last_main_line_keeper() -> Tuple[List[SearchInfo], Callable[[Any], None]]:
+    """A list that holds the last main-line report of a search, and the info
+    callback that keeps it there."""
+    last: List[SearchInfo] = []
+
+    def on_info(report: Any) -> None:
+        event = event_from_core(report)
+        if isinstance(event, SearchInfo) and event.is_main_line:
+            last[:] = [event]
+
+    return last, on_info
+
+
 def run_bench(
     depth: int = DEFAULT_DEPTH,
     *,
@@ -147,13 +160,7 @@ def run_bench(
     result = BenchResult(depth)
     started = time.perf_counter()
     for index, fen in enumerate(fens, 1):
-        last: List[SearchInfo] = []
-
-        def on_info(report: Any) -> None:
-            event = event_from_core(report)
-            if isinstance(event, SearchInfo) and event.is_main_line:
-                last[:] = [event]
-
+        last, on_info = last_main_line_keeper()
         t0 = time.perf_counter()
         best, _ = search.go(Board(fen), depth=depth, info=on_info)
         ms = int((time.perf_counter() - t0) * 1000)
