@@ -91,6 +91,13 @@ def test_each_engine_gets_one_thread_and_16_mb_unless_its_options_say_otherwise(
     assert not any(part.startswith("option.") for part in each)
 
 
+def test_fastchess_saves_its_state_every_game_pair():
+    args = argparse.Namespace(tc="8+0.08", openings="o.epd", seed=1, rounds=10, concurrency=2, no_sprt=False,
+                              elo0=0.0, elo1=5.0, base_option=[], test_option=[])
+    command = sprt.fastchess_command("fastchess", Path("/b"), Path("/t"), args, Path("g.pgn"))
+    assert command[command.index("-autosaveinterval") + 1] == "2"
+
+
 def test_a_resumed_test_continues_fastchess_state_and_logs_the_saved_row(tmp_path, monkeypatch):
     log = tmp_path / "sprt.md"
     args = argparse.Namespace(title="a saved change", tc="3+0.03", elo0=0.0, elo1=10.0, no_sprt=False,

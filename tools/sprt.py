@@ -21,7 +21,7 @@ engine (``--test-option Threads=2``; then pass ``--concurrency 1`` on two cores)
 
 Each test runs in a folder of its own, ``~/.cache/fianchetto/matches/<base>-<test>-<pid>``,
 which holds the games (``games.pgn``), fastchess's state (``config.json``, saved
-every 20 games) and what the log row needs (``run.json``). A test cut short, by
+every two games) and what the log row needs (``run.json``). A test cut short, by
 Ctrl-C or the end of a working session, goes on from where it stopped with
 
     python3 tools/sprt.py --resume ~/.cache/fianchetto/matches/<folder>
@@ -123,6 +123,10 @@ ADJUDICATION = ["-draw", "movenumber=40", "movecount=8", "score=8",
 
 #: The engines' names in fastchess's command, and the key of its counts of their match.
 TEST_NAME, BASE_NAME = "test", "base"
+#: fastchess saves its state (the counts of the game pairs played) after about
+#: this many games, not its default 20: a test killed with its session replays
+#: only the pairs since, and its PGN holds few games its counts do not.
+STATE_SAVE_GAMES = 2
 TEST_VS_BASE = f"{TEST_NAME} vs {BASE_NAME}"
 
 
@@ -136,7 +140,7 @@ def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Nam
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
         *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
         *ADJUDICATION,
-        "-ratinginterval", "20", "-pgnout", f"file={pgn}",
+        "-ratinginterval", "20", "-autosaveinterval", str(STATE_SAVE_GAMES), "-pgnout", f"file={pgn}",
     ]
 
 
@@ -227,7 +231,7 @@ def log_row(args: argparse.Namespace, base: str, test: str, summary: Dict[str, s
 
 
 RUN_FILE = "run.json"
-#: fastchess's own state, saved every 20 games where it runs.
+#: fastchess's own state, saved every STATE_SAVE_GAMES games where it runs.
 STATE_FILE = "config.json"
 #: What a resumed test needs to write its row as the original run would have.
 RUN_FIELDS = ("title", "tc", "elo0", "elo1", "no_sprt", "base_option", "test_option", "log")
