@@ -196,7 +196,7 @@ def land(state: dict, source: Path = TABLE_SOURCE) -> List[tuple]:
         found = re.search(rf'row\("{re.escape(name)}", (-?\d+),', text)
         if found is None or name not in rows:
             raise ValueError(f"{source} has no row {name}")
-        new = min(rows[name].maximum, max(rows[name].minimum, int(round(theta))))
+        new = clipped(rows[name], theta)
         if new != rows[name].value:
             changes.append((name, rows[name].value, new))
         text = text[:found.start(1)] + str(new) + text[found.end(1):]
