@@ -301,3 +301,61 @@ def test_landing_a_tune_writes_rounded_theta_into_the_table(spsa, tmp_path):
     with pytest.raises(ValueError, match="NOT_A_ROW"):
         spsa.land(state, source)
     assert source.read_text() == before          # all or nothing
+
+
+def fake_games(spsa, monkeypatch, play):
+    """The run's games replaced by `play(moves, k, worker) -> (wins, losses)` (4 games
+    an iteration, the rest drawn); no engine is built."""
+    monkeypatch.setattr(spsa, "build_tune", lambda commit: Path("engine"))
+
+    def play_iteration(state, exe, moves, k, fastchess, worker):
+        wins, losses = play(moves, k, worker)
+        return {"games": 4, "wins": wins, "losses": losses, "draws": 4 - wins - losses}
+
+    monkeypatch.setattr(spsa, "play_iteration", play_iteration)
+
+
+def test_two_workers_play_iterations_at_once_and_follow_the_winner(spsa, tmp_path, monkeypatch):
+    """A landscape where the larger RFP_MARGIN always wins: both workers play (the
+    first two iterations meet at a barrier), every iteration is played once, and
+    theta climbs."""
+    import threading
+
+    path = tmp_path / "spsa-state.json"
+    spsa.save(path, make_state(spsa, tmp_path, names="RFP_MARGIN"))
+    barrier = threading.Barrier(2, timeout=30)
+    played, workers = [], set()
+
+    def play(moves, k, worker):
+        if k < 2:
+            barrier.wait()                      # broken (an error) unless two play at once
+        played.append(k)
+        workers.add(worker)
+        move = moves["RFP_MARGIN"]
+        return (3, 0) if move["plus"] > move["minus"] else (0, 3)
+
+    fake_games(spsa, monkeypatch, play)
+    assert spsa.run(path, iterations=12, hours=None, fastchess="fastchess", concurrency=2) == 0
+    state = spsa.load(path)
+    assert sorted(played) == list(range(12)) and workers == {0, 1}
+    assert state["iteration"] == 12 and state["games"] == 48 and state["wins"] + state["losses"] == 36
+    assert state["theta"]["RFP_MARGIN"] > tunables.by_name("RFP_MARGIN").value
+    assert state["path"][-1][0] == 10            # sampled every PATH_EVERY iterations
+    spsa.run(path, iterations=3, hours=None, fastchess="fastchess", concurrency=2)
+    assert sorted(played) == list(range(15)) and spsa.load(path)["iteration"] == 15
+
+
+def test_a_failed_iteration_ends_the_run_keeping_the_finished_ones(spsa, tmp_path, monkeypatch):
+    path = tmp_path / "spsa-state.json"
+    spsa.save(path, make_state(spsa, tmp_path, names="RFP_MARGIN"))
+
+    def play(moves, k, worker):
+        if k == 3:
+            raise RuntimeError("fastchess failed (exit 1)")
+        return 1, 0
+
+    fake_games(spsa, monkeypatch, play)
+    with pytest.raises(RuntimeError, match="fastchess failed"):
+        spsa.run(path, iterations=None, hours=None, fastchess="fastchess", concurrency=1)
+    state = spsa.load(path)
+    assert state["iteration"] == 3 and state["games"] == 12     # 0, 1 and 2; nothing after the failure

@@ -16,7 +16,10 @@ step sizes follow ``c_k = c / (k + 1)^gamma`` and ``a_k = a / (A + k + 1)^alpha`
 with gamma 0.101, alpha 0.602 and A a tenth of the iterations; ``c`` and ``a`` are
 set so that the last iteration's step is the table's ``c_end`` and its learning
 rate ``r_end`` (``a_end = r_end * c_end^2``), as OpenBench does
-(``src/core_cy/tunables.py`` holds both per parameter).
+(``src/core_cy/tunables.py`` holds both per parameter). ``--concurrency N``
+(default 2) runs N workers as OpenBench's: each plays a whole iteration, one
+game at a time, perturbed from theta as it stands when the worker takes it, and
+steps theta when it ends; no core waits for another's last game.
 
 The whole state (the settings, theta, the iteration, the games, the path of
 theta) is one small JSON file, ``tune/spsa-state.json`` unless ``--state`` says
@@ -31,7 +34,7 @@ parameter's ``a`` (its learning rate) from the current iteration on, also
 recorded: OpenBench's usual ``r_end`` of 0.002 is made for tunes of tens of
 thousands of games, and moves a parameter by a fraction of ``c_end`` in a few
 thousand (docs/tuning.md).
-Each iteration's games go to ``~/.cache/fianchetto/spsa/`` (not the repository).
+Each worker's games go to ``~/.cache/fianchetto/spsa/<commit>/worker-N/`` (not the repository).
 ``land`` writes theta, rounded, as the values of the table
 (``src/core_cy/tunables.py``) and regenerates its C files: the tuned build to
 confirm in games before it is committed.
@@ -45,6 +48,7 @@ import random
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
@@ -205,8 +209,10 @@ def land(state: dict, source: Path = TABLE_SOURCE) -> List[tuple]:
 
 
 def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
-                   fastchess: str, concurrency: int) -> Dict[str, int]:
-    folder = sprt.CACHE / "spsa" / state["commit"][:12]
+                   fastchess: str, worker: int) -> Dict[str, int]:
+    """Play iteration `k`'s game pairs one after another (fastchess in a folder of the
+    worker's own: its PGN and its saved state are not shared) and count them."""
+    folder = sprt.CACHE / "spsa" / state["commit"][:12] / f"worker-{worker}"
     folder.mkdir(parents=True, exist_ok=True)
     plus = [f"{n}={m['plus']}" for n, m in moves.items()]
     minus = [f"{n}={m['minus']}" for n, m in moves.items()]
@@ -214,7 +220,7 @@ def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k
         fastchess, *sprt.engine_args("plus", exe, plus), *sprt.engine_args("minus", exe, minus),
         "-each", f"tc={state['tc']}",
         "-openings", f"file={(ROOT / state['openings']).resolve()}", "format=epd", "order=random", "-srand", str(state["seed"] + k),
-        "-repeat", "-rounds", str(state["pairs"]), "-concurrency", str(concurrency), *sprt.ADJUDICATION,
+        "-repeat", "-rounds", str(state["pairs"]), "-concurrency", "1", *sprt.ADJUDICATION,
         "-pgnout", f"file={folder / 'games.pgn'}",
     ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=folder)
@@ -225,32 +231,92 @@ def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k
     return {"games": games, "wins": wins, "losses": losses, "draws": draws}
 
 
+class Run:
+    """One ``run`` of a tune: hands out its iterations to the workers and applies their
+    steps, each under one lock, saving the state after every step.
+
+    As on OpenBench, where many workers play one tune, an iteration is perturbed
+    from theta as it stands when a worker takes it, and steps theta when its games
+    end: with N workers an iteration may start before the N - 1 before it have
+    stepped. Each worker plays its games one after another, so no core waits for
+    the other's last game, as both would for an iteration shared between them."""
+
+    def __init__(self, state_path: Path, state: dict, table: Table, iterations: Optional[int],
+                 hours: Optional[float]) -> None:
+        self.state_path = state_path
+        self.state = state
+        self.table = table
+        done = self.state["iteration"]
+        self.limit = self.state["iterations"] if iterations is None else min(self.state["iterations"], done + iterations)
+        self.deadline = time.monotonic() + hours * 3600 if hours else None
+        self.next_k = done
+        self.failure: Optional[BaseException] = None
+        self.lock = threading.Lock()
+        self.clock = time.monotonic()
+
+    def take(self) -> Optional[Tuple[int, Dict[str, Dict[str, float]]]]:
+        """The next iteration and its two engines' values; None once the run is over
+        (its last iteration handed out, its time up, or a worker failed)."""
+        with self.lock:
+            late = self.deadline is not None and time.monotonic() > self.deadline
+            if self.failure is not None or late or self.next_k >= self.limit:
+                return None
+            k = self.next_k
+            self.next_k += 1
+            rng = random.Random(self.state["seed"] * 1_000_003 + k)
+            return k, perturbed(self.state, k, rng, self.table)
+
+    def finish(self, k: int, moves: Dict[str, Dict[str, float]], counts: Dict[str, int]) -> None:
+        """Step theta by iteration `k`'s result, count its games and save the state."""
+        with self.lock:
+            state = self.state
+            step(state, k, moves, counts["wins"], counts["losses"], self.table)
+            state["iteration"] += 1
+            for key in ("games", "wins", "losses", "draws"):
+                state[key] += counts[key]
+            now = time.monotonic()
+            state["seconds"] += now - self.clock        # the tune's wall time, once for all workers
+            self.clock = now
+            if state["iteration"] % PATH_EVERY == 0 or state["iteration"] == state["iterations"]:
+                state["path"].append([state["iteration"], dict(state["theta"])])
+            save(self.state_path, state)
+            print(f"iteration {state['iteration']}/{state['iterations']}  games {state['games']}  "
+                  f"(+{state['wins']} ={state['draws']} -{state['losses']} for the plus side)  "
+                  f"elapsed {state['seconds'] / 3600:.2f} h", flush=True)
+
+    def fail(self, exc: BaseException) -> None:
+        with self.lock:
+            if self.failure is None:
+                self.failure = exc
+
+    def work(self, exe: Path, fastchess: str, worker: int) -> None:
+        """A worker: play the iterations it is handed until the run is over."""
+        while (job := self.take()) is not None:
+            k, moves = job
+            try:
+                counts = play_iteration(self.state, exe, moves, k, fastchess, worker)
+            except Exception as exc:      # ends the run; the state keeps the iterations that finished
+                self.fail(exc)
+                return
+            self.finish(k, moves, counts)
+
+
 def run(state_path: Path, iterations: Optional[int], hours: Optional[float], fastchess: str,
         concurrency: int) -> int:
+    """Go on with the tune for `iterations` more, or about `hours`, or to its end,
+    with `concurrency` workers, each playing one game at a time."""
     state = load(state_path)
     exe = build_tune(state["commit"])
     table = tunables_of(state["commit"])      # the engine's ranges, not this checkout's
-    deadline = time.monotonic() + hours * 3600 if hours else None
-    done_now = 0
-    while state["iteration"] < state["iterations"]:
-        if (iterations is not None and done_now >= iterations) or (deadline and time.monotonic() > deadline):
-            break
-        k = state["iteration"]
-        started = time.monotonic()
-        moves = perturbed(state, k, random.Random(state["seed"] * 1_000_003 + k), table)
-        counts = play_iteration(state, exe, moves, k, fastchess, concurrency)
-        step(state, k, moves, counts["wins"], counts["losses"], table)
-        state["iteration"] = k + 1
-        for key in ("games", "wins", "losses", "draws"):
-            state[key] += counts[key]
-        state["seconds"] += time.monotonic() - started
-        if state["iteration"] % PATH_EVERY == 0 or state["iteration"] == state["iterations"]:
-            state["path"].append([state["iteration"], dict(state["theta"])])
-        save(state_path, state)
-        done_now += 1
-        print(f"iteration {state['iteration']}/{state['iterations']}  games {state['games']}  "
-              f"(+{state['wins']} ={state['draws']} -{state['losses']} for the plus side)  "
-              f"elapsed {state['seconds'] / 3600:.2f} h", flush=True)
+    tune = Run(state_path, state, table, iterations, hours)
+    workers = [threading.Thread(target=tune.work, args=(exe, fastchess, n), daemon=True)
+               for n in range(max(1, concurrency))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if tune.failure is not None:
+        raise tune.failure
     return 0
 
 
@@ -289,7 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (start, commands.add_parser("run", help="go on with the tune in the state file")):
         command.add_argument("--iterations", type=int, default=None, help="stop after this many")
         command.add_argument("--hours", type=float, default=None, help="stop after about this long")
-        command.add_argument("--concurrency", type=int, default=2)
+        command.add_argument("--concurrency", type=int, default=2,
+                             help="workers: iterations played at once, each one game at a time")
         command.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or "fastchess")
     commands.add_parser("report", help="a table of every parameter's path")
     moving = commands.add_parser("move", help="go on with the tune on the engine of another commit")
