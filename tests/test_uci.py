@@ -285,6 +285,20 @@ def test_searchmoves_restricts_the_root(shared):
     assert any(l.startswith("info string") and "e2e5" in l for l in lines)
 
 
+def test_searchmoves_are_checked_before_the_next_command_is_answered(shared):
+    """What is said of a ``go``'s searchmoves belongs to that ``go``: it comes before
+    the reply to the command that follows, not from the search whenever it starts."""
+    shared.send("position startpos")
+    shared.send("go infinite searchmoves z9z9 e2e4 e2e4")
+    lines = shared.sync()                       # isready ... readyok
+    warnings = [line for line in lines if line.startswith("info string searchmoves")]
+    assert warnings == ["info string searchmoves: ignoring illegal move z9z9"]
+    shared.send("stop")
+    lines = shared.read_until("bestmove")
+    assert lines[-1].split()[1] == "e2e4"
+    assert not any(line.startswith("info string") for line in lines)
+
+
 def test_searchmoves_through_python_chess(popen):
     board = chess.Board()
     moves = [chess.Move.from_uci("a2a4"), chess.Move.from_uci("g2g4")]

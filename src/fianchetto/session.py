@@ -119,6 +119,8 @@ class _Job:
         self.last_sent: Optional[tuple] = None
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
+        #: The legal ``searchmoves`` in the board's spelling; None: every move.
+        self.roots: Optional[List[str]] = None
         #: The tables' score for a root they call drawn (or a win/loss spoilt by the
         #: fifty-move rule): reported instead of the search's centipawns.
         self.tb_score_cp: Optional[int] = None
@@ -375,8 +377,10 @@ class UciSession:
         self.finish_search()
         self._announce_core()
         board = self.board.copy()
-        if params.searchmoves and not params.has_bound() \
-                and not any(board.is_legal(move) for move in params.searchmoves):
+        legal = board.legal_moves()
+        # Checked here, so that what is said of them precedes the next command's replies.
+        roots = self._root_moves(board, params.searchmoves, legal) if legal else None
+        if params.searchmoves and roots is None and not params.has_bound():
             self.listener.message("go: no legal searchmoves and no limit; searching to depth 1")
             params.depth = 1
         limits = plan_for_side(
@@ -395,6 +399,7 @@ class UciSession:
             self.listener.message(f"time limits soft {limits.soft_ms} ms hard {limits.hard_ms} ms")
         job = _Job(params, board, limits, received_at, self.evaluation.wdl_model(),
                    bool(self.options["UCI_ShowWDL"]))
+        job.roots = roots
         job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
         self._job = job
         job.thread.start()
@@ -528,14 +533,12 @@ class UciSession:
             job.done = True
 
     def _run_search(self, job: _Job) -> Tuple[Optional[str], Optional[str]]:
-        board, params = job.board, job.params
-        legal = board.legal_moves()
-        if not legal:
+        board = job.board
+        if not board.legal_moves():
             score = Score.mate(0) if board.is_check() else Score.cp(0)
             job.last_exact_line = SearchInfo(depth=0, score=score, nodes=0, time=0)
             return None, None
-        roots = self._root_moves(board, params.searchmoves, legal)
-        decided = self._root_decision(job, roots)
+        decided = self._root_decision(job, job.roots)
         if isinstance(decided, str):
             return decided, None
         elo = self._limited_elo()
