@@ -131,6 +131,31 @@ def test_a_log_gets_a_whole_progress_line_now_and_then_and_the_last_one():
     assert quiet.getvalue() == ""
 
 
+def test_the_rate_is_the_recent_pace_once_a_pause_is_a_window_behind():
+    """A run paused for an hour (a match beside it) shows its pace again: the rate is
+    measured over about the last RATE_WINDOW seconds, not since the run began."""
+    from fianchetto.learn.selfplay import RATE_WINDOW, Progress
+
+    progress = Progress(target=10 ** 6, started=0.0, resumed=500, positions=500)
+    now = 0.0
+
+    def play(seconds: int) -> float:
+        nonlocal now
+        for _ in range(seconds):
+            now += 1.0
+            progress.positions += 10          # 10 positions a second
+            rate = progress.rate(now)
+        return rate
+
+    assert play(60) == pytest.approx(10.0)    # since the start, before a window has passed
+    assert play(900) == pytest.approx(10.0)
+    now += 3600                               # paused
+    assert play(60) < 2                       # the window still spans the pause
+    assert play(int(RATE_WINDOW)) == pytest.approx(10.0, rel=0.01)
+    assert (progress.positions - progress.resumed) / now < 5     # what the whole run averages
+    assert len(progress.samples) <= RATE_WINDOW + 2
+
+
 def test_datagen_command_line(tmp_path):
     out = tmp_path / "cli.bin"
     proc = subprocess.run(

@@ -26,8 +26,9 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
+from typing import Any, BinaryIO, Callable, Deque, Dict, List, Optional, Tuple
 
 from core_cy.core import DATA_HEADER, DATA_MAGIC, DATA_RECORD_BYTES, DATA_VERSION, Board, SelfPlayWorker, SyzygyTables
 from fianchetto.learn.progress import ProgressLine
@@ -112,6 +113,11 @@ def start_position(seed: int, game: int, dfrc: float) -> Tuple[str, bool]:
     return START_FEN, False
 
 
+#: The progress line's rate is that of about the last this many seconds, so a run
+#: paused for a while (a match beside it) shows its real pace again that long after.
+RATE_WINDOW = 600.0
+
+
 @dataclass
 class Progress:
     """Counts shared by the writer and the progress line."""
@@ -123,6 +129,7 @@ class Progress:
     games: int = 0
     discarded: int = 0
     results: List[int] = field(default_factory=lambda: [0, 0, 0])
+    samples: Deque[Tuple[float, int]] = field(default_factory=deque)   # (time, positions)
 
     def add_game(self, result: Optional[int], positions: int) -> None:
         """Count a game written: white's result (None: discarded) and its positions."""
@@ -133,9 +140,20 @@ class Progress:
         self.games += 1
         self.results[result] += 1
 
+    def rate(self, now: float) -> float:
+        """Positions a second since the last sample at least RATE_WINDOW seconds old
+        (since the run began, before there is one); `now` becomes a sample."""
+        self.samples.append((now, self.positions))
+        while len(self.samples) > 1 and now - self.samples[1][0] >= RATE_WINDOW:
+            self.samples.popleft()
+        since, positions = self.samples[0] if now - self.samples[0][0] >= RATE_WINDOW \
+            else (self.started, self.resumed)
+        return (self.positions - positions) / max(now - since, 1e-9)
+
     def line(self) -> str:
-        elapsed = max(time.monotonic() - self.started, 1e-9)
-        rate = (self.positions - self.resumed) / elapsed
+        now = time.monotonic()
+        elapsed = now - self.started
+        rate = self.rate(now)
         eta = (self.target - self.positions) / rate if rate > 0 else 0.0
         black, draws, white = self.results
         return (f"positions {self.positions}/{self.target}  {rate:.0f}/s  games {self.games} "
