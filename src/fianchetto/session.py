@@ -97,7 +97,8 @@ class _Job:
     """
 
     def __init__(self, params: GoParams, board: Board, limits: TimeLimits, received_at: float,
-                 wdl_model: WdlModel = DEFAULT_MODEL, show_wdl: bool = False) -> None:
+                 wdl_model: WdlModel = DEFAULT_MODEL, show_wdl: bool = False,
+                 roots: Optional[List[str]] = None) -> None:
         self.params = params
         self.board = board
         self.limits = limits             # planned on our clock; the core stretches soft
@@ -120,7 +121,7 @@ class _Job:
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
         #: The legal ``searchmoves`` in the board's spelling; None: every move.
-        self.roots: Optional[List[str]] = None
+        self.roots = roots
         #: The tables' score for a root they call drawn (or a win/loss spoilt by the
         #: fifty-move rule): reported instead of the search's centipawns.
         self.tb_score_cp: Optional[int] = None
@@ -398,8 +399,7 @@ class UciSession:
         if self.debug:
             self.listener.message(f"time limits soft {limits.soft_ms} ms hard {limits.hard_ms} ms")
         job = _Job(params, board, limits, received_at, self.evaluation.wdl_model(),
-                   bool(self.options["UCI_ShowWDL"]))
-        job.roots = roots
+                   bool(self.options["UCI_ShowWDL"]), roots)
         job.thread = threading.Thread(target=self._worker, args=(job,), name="fianchetto-search", daemon=True)
         self._job = job
         job.thread.start()
