@@ -6,7 +6,8 @@ import doctest
 import core_cy.core as core
 
 from fianchetto import score as score_module
-from fianchetto.score import MATE_CP, TB_WIN_CP, CurrMove, Score, SearchInfo, event_from_core
+from fianchetto.score import (MATE_CP, TB_WIN_CP, CurrMove, Score, SearchInfo, event_from_core,
+                              last_main_line_keeper)
 from fianchetto.uci import format_info
 
 
@@ -79,3 +80,18 @@ def test_a_proven_score_replaces_centipawns_but_never_a_mate_or_a_missing_score(
     assert mating.with_proven_score(0) is mating
     unscored = SearchInfo(depth=9, pv=["e2e4"])
     assert unscored.with_proven_score(0) is unscored
+
+
+def test_last_main_line_keeper_keeps_the_last_first_line_only():
+    last, on_info = last_main_line_keeper()
+    assert last == []
+    first = core.SearchReport(depth=1, score=10, nodes=5, time_ms=1, pv=["e2e4"])
+    second_line = core.SearchReport(depth=2, score=-40, nodes=9, time_ms=1, multipv=2, pv=["d2d4"])
+    deeper = core.SearchReport(depth=2, score=25, nodes=9, time_ms=1, pv=["g1f3"])
+    on_info(first)
+    assert [info.score for info in last] == [Score.cp(10)]
+    on_info(second_line)                                    # a second line is not the main line
+    on_info(core.CurrentMoveReport(depth=2, move="d2d4", number=2))  # nor a current move
+    assert [info.score for info in last] == [Score.cp(10)]
+    on_info(deeper)
+    assert [(info.depth, info.pv) for info in last] == [(2, ["g1f3"])]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Tuple
 
 from fianchetto.options import clip
-from fianchetto.score import Score, SearchInfo, event_from_core
+from fianchetto.score import Score, last_main_line_keeper
 
 #: Depth searched when ``bench`` is given none.
 DEFAULT_DEPTH = 13
@@ -120,19 +120,6 @@ def bench_depth(text: Optional[str]) -> int:
 
 #: run_bench's default evaluation: the shipped network, as the engine starts.
 SHIPPED = "shipped"
-
-
-def last_main_line_keeper() -> Tuple[List[SearchInfo], Callable[[Any], None]]:
-    """A list that holds the last main-line report of a search, and the info
-    callback that keeps it there."""
-    last: List[SearchInfo] = []
-
-    def on_info(report: Any) -> None:
-        event = event_from_core(report)
-        if isinstance(event, SearchInfo) and event.is_main_line:
-            last[:] = [event]
-
-    return last, on_info
 
 
 def run_bench(

@@ -123,18 +123,13 @@ def openings(request: Request, score_of: Callable[[Board], Optional[int]]) -> It
 
 def search_score(search: Any) -> Callable[[Board], Optional[int]]:
     """A short fixed-node search of `search` (a core Search), its last score."""
-    from fianchetto.score import SearchInfo, event_from_core
+    from fianchetto.score import last_main_line_keeper
 
     def score_of(board: Board) -> Optional[int]:
-        found: List[int] = []
-
-        def on_info(report: Any) -> None:
-            event = event_from_core(report)
-            if isinstance(event, SearchInfo) and event.is_main_line and event.score is not None:
-                found[:] = [event.score.as_cp()]
-
+        last, on_info = last_main_line_keeper()
         search.clear()
         search.go(board, nodes=CHECK_NODES, info=on_info)
-        return found[0] if found else None
+        score = last[0].score if last else None
+        return score.as_cp() if score is not None else None
 
     return score_of

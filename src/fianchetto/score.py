@@ -21,7 +21,7 @@ closing line) and :class:`CurrMove` (the root move being searched);
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 from core_cy import core
 from core_cy.core import SCORE_MATE, SCORE_MATE_IN_MAX_PLY, SCORE_TB_WIN
@@ -158,3 +158,16 @@ def event_from_core(report: Any) -> Event:
     if isinstance(report, core.CurrentMoveReport):
         return CurrMove(report.depth, report.move, report.number)
     return SearchInfo.from_core(report)
+
+
+def last_main_line_keeper() -> Tuple[List[SearchInfo], Callable[[Any], None]]:
+    """A list that holds the last main-line report of a search, and the info
+    callback (of a core search's ``go``) that keeps it there."""
+    last: List[SearchInfo] = []
+
+    def on_info(report: Any) -> None:
+        event = event_from_core(report)
+        if isinstance(event, SearchInfo) and event.is_main_line:
+            last[:] = [event]
+
+    return last, on_info
