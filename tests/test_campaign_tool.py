@@ -138,6 +138,27 @@ def test_the_status_of_a_file_being_written_shows_its_last_progress_line(tmp_pat
     assert campaign.last_progress(log) == "positions 30/90  6/s  eta 10s"
 
 
+def test_the_status_adds_up_the_files_and_the_hours_to_go_at_the_pace_of_the_one_written():
+    assert campaign.rate_of("positions 30/90  6/s  eta 10s") == 6.0
+    assert campaign.rate_of("positions 30/90  1,234 games") is None
+    assert campaign.rate_of("(no progress yet)") is None
+    assert campaign.data_to_go(7_200, 79_200, 2.0).endswith("7,200 / 79,200  about 10.0 h to go at 2/s")
+    assert campaign.data_to_go(7_200, 79_200, None).endswith("7,200 / 79,200")
+    assert campaign.data_to_go(79_200, 79_200, 2.0).endswith("79,200 / 79,200")
+
+
+def test_the_status_counts_every_file_of_the_plan(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
+    first, second = plan.data[0], plan.data[1]
+    plan.data_path(first.name).parent.mkdir(parents=True)
+    manifest.record(str(plan.data_path(first.name)), {"positions": first.positions + 151, "complete": True})
+    manifest.record(str(plan.data_path(second.name)), {"positions": 1_000, "complete": False})
+    shown = campaign.status(plan).splitlines()
+    total = next(line for line in shown if "(all files)" in line)
+    assert f"{first.positions + 1_000:,} / {sum(d.positions for d in plan.data):,}" in total
+    assert "to go" not in total                     # no file is being written: no pace to go by
+
+
 def test_the_status_of_a_training_under_way_shows_its_last_epoch_line(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     first = next(iter(screen_of(plan).candidates))
@@ -191,7 +212,8 @@ def test_the_status_says_which_match_a_run_plays_and_that_datagen_waits_for_it(t
         shown = campaign.status(plan).splitlines()
         at = shown.index(f"match  {first:28} playing")
         assert shown[at + 1].strip().startswith("Started game 40 of 400 | Games: 38")
-        assert all("paused for the match of " + first in line for line in shown if line.startswith("data "))
+        assert all("paused for the match of " + first in line for line in shown
+                   if line.startswith("data ") and "(all files)" not in line)
     assert not (plan.folder / campaign.NOW_FILE).exists()
     (plan.folder / campaign.NOW_FILE).write_text(f"match {first}\n")     # left by a run that was killed
     shown = campaign.status(plan).splitlines()

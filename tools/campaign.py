@@ -37,7 +37,9 @@ cache, it starts again from the first game: a seed gives the same games
 ``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
 ``campaign/<name>/`` (networks and their training state, logs, the match
 folders). ``status`` prints where each step stands (a match under way: its
-last game started and fastchess's last result).
+last game started and fastchess's last result; the data: every file's
+positions together, and the hours of datagen left at the pace of the file
+being written).
 
 Run it with the Python the project is installed in (a virtual environment's):
 it reads the data's manifest and trains with that install. fastchess is found
@@ -50,6 +52,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -554,17 +557,42 @@ def match_playing(plan: Plan) -> Optional[str]:
     return words[1] if len(words) == 2 and words[0] == "match" else None
 
 
+_RATE = re.compile(r"\s(\d+(?:\.\d+)?)/s\b")
+
+
+def rate_of(progress: str) -> Optional[float]:
+    """The positions a second of a datagen's progress line, if it says."""
+    found = _RATE.search(progress)
+    return float(found.group(1)) if found else None
+
+
+def data_to_go(recorded: int, target: int, rate: Optional[float]) -> str:
+    """Every file's positions against the plan's, and the hours of datagen left
+    at `rate` positions a second (the pace of the file being written)."""
+    line = f"data   {'(all files)':28} {recorded:>12,} / {target:,}"
+    if recorded < target and rate:
+        line += f"  about {(target - recorded) / rate / 3600:.1f} h to go at {rate:,.0f}/s"
+    return line
+
+
 def status(plan: Plan) -> str:
     lines = []
     playing = match_playing(plan)
+    recorded, rate = 0, None
     for data in plan.data:
         path = plan.data_path(data.name)
         state = data_state(path)
         where = ("complete" if state.get("complete") else f"paused for the match of {playing}" if playing
                  else "being written" if games.being_written(str(path)) else "stopped" if state else "not started")
-        lines.append(f"data   {data.name:28} {int(state.get('positions', 0)):>12,} / {data.positions:,}  {where}")
+        positions = int(state.get("positions", 0))
+        recorded += min(positions, data.positions)
+        lines.append(f"data   {data.name:28} {positions:>12,} / {data.positions:,}  {where}")
         if where == "being written":
-            lines.append(f"       {last_progress(plan.folder / f'datagen-{data.seed}.log')}")
+            progress = last_progress(plan.folder / f"datagen-{data.seed}.log")
+            rate = rate_of(progress)
+            lines.append(f"       {progress}")
+    if len(plan.data) > 1:
+        lines.append(data_to_go(recorded, sum(data.positions for data in plan.data), rate))
     for stage in plan.stages:
         for candidate in stage.candidates:
             network, trained = plan.network(candidate), plan.trained(candidate)
