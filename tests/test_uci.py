@@ -179,6 +179,53 @@ def test_eval_prints_a_final_evaluation(shared):
     assert "in check" in shared.read_until(lambda l: l.startswith("Final evaluation"))[-1]
 
 
+def shown_fen(shared) -> str:
+    shared.send("d")
+    return next(l for l in shared.read_until(lambda l: l.startswith("Checkers:")) if l.startswith("Fen: "))[5:]
+
+
+def same_position(fen: str, board: chess.Board) -> bool:
+    """The FEN is ``board``'s (castling read as X-FEN or Shredder-FEN alike)."""
+    return chess.Board(fen, chess960=board.chess960).fen(shredder=True) == board.fen(shredder=True)
+
+
+def network_eval_of(shared) -> str:
+    shared.send("eval")
+    return next(l for l in shared.read_until(lambda l: l.startswith("Search uses:"))
+                if l.startswith("NNUE evaluation:")).split()[2]
+
+
+@pytest.mark.parametrize("fen, chess960", [
+    ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", False),
+    ("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", False),
+    ("1rqbkrbn/1ppppp1p/1n6/p1N3p1/8/2P4P/PP1PPPP1/1RQBKRBN w FBfb - 0 9", True),
+])
+def test_flip_mirrors_the_position_and_the_network_agrees(shared, fen, chess960):
+    shared.send(f"setoption name UCI_Chess960 value {'true' if chess960 else 'false'}")
+    shared.send(f"position fen {fen}")
+    before = network_eval_of(shared)
+    shared.send("flip")
+    assert same_position(shown_fen(shared), chess.Board(fen, chess960=chess960).mirror())
+    after = network_eval_of(shared)
+    assert float(after) == -float(before)           # white's view, so the sign turns
+    shared.send("flip")
+    assert same_position(shown_fen(shared), chess.Board(fen, chess960=chess960))
+    shared.send("setoption name UCI_Chess960 value false")
+    assert shared.sync() == []
+
+
+def test_flip_drops_the_moves_and_a_search_plays_the_mirrored_side(shared):
+    shared.send("position startpos moves e2e4 e7e5 g1f3")
+    shared.send("flip")
+    board = chess.Board()
+    for move in ("e2e4", "e7e5", "g1f3"):
+        board.push_uci(move)
+    assert same_position(shown_fen(shared), board.mirror())
+    _, best, _ = shared.go("go depth 4")
+    assert chess.Move.from_uci(best) in board.mirror().legal_moves
+    assert shared.sync() == []
+
+
 def test_go_perft_is_stockfish_style(shared):
     shared.send("position startpos")
     shared.send("go perft 3")

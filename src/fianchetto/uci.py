@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
+import chess
+
 from fianchetto import __version__
 from fianchetto.board import START_FEN, Board
 from fianchetto.session import GoParams, UciSession
@@ -308,6 +310,7 @@ class UciLoop:
             "register": self.cmd_register,
             "d": self.cmd_d,
             "eval": self.cmd_eval,
+            "flip": self.cmd_flip,
             "bench": self.cmd_bench,
             "genfens": self.cmd_genfens,
         }
@@ -391,6 +394,14 @@ class UciLoop:
             white = score if board.turn else -score
             self.emit(f"Final evaluation: {white / 100:+.2f} (white side)")
         self._emit_network_eval(board)
+
+    def cmd_flip(self, args: List[str]) -> None:
+        """Stockfish's ``flip``: the position seen from the other side (ranks mirrored,
+        colours and the side to move swapped), without its moves; ``eval`` before and
+        after checks that the evaluation is symmetric."""
+        board = self.engine.board
+        mirrored = chess.Board(board.fen(), chess960=board.chess960).mirror()
+        self.engine.set_board(Board.from_python_chess(mirrored))
 
     def _emit_network_eval(self, board: Any) -> None:
         """The network's score beside the hand-crafted one, and which the search uses."""
