@@ -331,9 +331,11 @@ def plan_with_its_data(tmp_path, monkeypatch, *candidates: str):
     return plan
 
 
-def timed_trainings(tmp_path, monkeypatch, busy: bool):
-    """Three candidates trained by a stand-in that notes when it ran: their (start, end) times."""
+def timed_trainings(tmp_path, monkeypatch, busy: bool, memory=None):
+    """Three candidates trained by a stand-in that notes when it ran: their (start, end) times
+    (``memory``: what the machine is said to have available, bytes)."""
     plan = plan_with_its_data(tmp_path, monkeypatch, "one", "two", "three")
+    monkeypatch.setattr(campaign, "available_memory", lambda: memory)
     script = ("import sys, time; started = time.time(); time.sleep(0.5); "
               "open(sys.argv[1], 'wb').write(b'net'); print(started, time.time())")
     monkeypatch.setattr(campaign, "train_command", lambda plan, stage, candidate: [
@@ -351,6 +353,33 @@ def overlap(a, b) -> bool:
 def test_trainings_run_two_at_a_time_once_no_datagen_needs_the_cores(tmp_path, monkeypatch):
     one, two, three = timed_trainings(tmp_path, monkeypatch, busy=False)
     assert overlap(one, two) and not overlap(two, three) and three[0] >= max(one[1], two[1])
+
+
+def test_trainings_run_one_at_a_time_where_the_memory_holds_one(tmp_path, monkeypatch, capsys):
+    data_bytes = 1000
+    monkeypatch.setattr(campaign, "training_memory", lambda plan, stage: campaign.TRAINING_BYTES_PER_DATA_BYTE
+                        * data_bytes)
+    one, two, three = timed_trainings(tmp_path, monkeypatch, busy=False,
+                                      memory=campaign.TRAINING_BYTES_PER_DATA_BYTE * data_bytes * 3 // 2)
+    assert one[1] <= two[0] and two[1] <= three[0]
+    assert "train: 1 at a time" in capsys.readouterr().out
+
+
+def test_how_many_trainings_fit():
+    gib = 2**30
+    assert campaign.trainings_at_once(False, 7 * gib, 23 * gib) == 2
+    assert campaign.trainings_at_once(False, 7 * gib, 13 * gib) == 1
+    assert campaign.trainings_at_once(False, 7 * gib, 3 * gib) == 1      # never none
+    assert campaign.trainings_at_once(False, 7 * gib, None) == campaign.TRAININGS_AT_ONCE
+    assert campaign.trainings_at_once(True, 1, 100 * gib) == 1           # a datagen holds a core
+
+
+def test_a_training_needs_memory_in_proportion_to_its_data_files(tmp_path, monkeypatch):
+    plan = plan_with_its_data(tmp_path, monkeypatch, "one")
+    plan.data_path("games-s5-n200.fgame").write_bytes(b"x" * 4000)
+    assert campaign.training_memory(plan, screen_of(plan)) == campaign.TRAINING_BYTES_PER_DATA_BYTE * 4000
+    available = campaign.available_memory()
+    assert available is None or available > 0
 
 
 def test_trainings_run_one_at_a_time_beside_a_datagen(tmp_path, monkeypatch):

@@ -18,7 +18,8 @@ works through it, every step resumable:
 - each candidate whose network is not written trains as soon as its files are
   complete (``fianchetto train ... --resume``: a run cut short goes on from its
   last epoch), one at a time with datagen beside it, two at a time once every
-  file is complete (a training keeps about one core busy); each network is
+  file is complete (a training keeps about one core busy) if the memory
+  available holds two (about 25 bytes for each byte of the files); each network is
   then copied to the plan's ``keep`` folder, to be committed: a kept network
   is not trained again, and its match needs no data, so the trainings outlive
   the cache;
@@ -372,18 +373,56 @@ def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
 
 
 #: Trainings run side by side once no datagen shares the cores (a training keeps
-#: about one core busy; the machine has two).
+#: about one core busy; the machine has two), as many as the memory holds.
 TRAININGS_AT_ONCE = 2
+#: Memory a training holds for each byte of the games files it reads (the
+#: filtered positions decoded, 32 bytes each, and their indices): measured 20
+#: (a 58 MB file, 1.17 GB resident; docs/training.md), counted as 25.
+TRAINING_BYTES_PER_DATA_BYTE = 25
+
+
+def available_memory() -> Optional[int]:
+    """The memory the kernel says new work can have (MemAvailable), in bytes;
+    None where /proc/meminfo does not tell."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def training_memory(plan: Plan, stage: Stage) -> int:
+    """About the memory one training of the stage holds, in bytes."""
+    files = (plan.data_path(name) for name in stage.data)
+    return TRAINING_BYTES_PER_DATA_BYTE * sum(path.stat().st_size for path in files if path.exists())
+
+
+def trainings_at_once(datagen_busy: bool, need: int, memory: Optional[int]) -> int:
+    """One beside a datagen; otherwise TRAININGS_AT_ONCE, fewer where the memory
+    (None: not known) cannot hold them, never none."""
+    if datagen_busy:
+        return 1
+    if memory is None:
+        return TRAININGS_AT_ONCE
+    return max(1, min(TRAININGS_AT_ONCE, memory // max(need, 1)))
 
 
 def train_all(plan: Plan, stage: Stage, datagen: Datagen) -> None:
     """Train the stage's candidates that have no network yet, in the plan's order:
-    one at a time beside a datagen, TRAININGS_AT_ONCE at a time when none is left."""
+    one at a time beside a datagen, up to TRAININGS_AT_ONCE at a time when none is
+    left and the memory holds them."""
     pending = [candidate for candidate in stage.candidates if not plan.network(candidate).exists()]
     if pending:
         wait_for_data(plan, stage, datagen)
     while pending:
-        at_once = 1 if datagen.poll() else TRAININGS_AT_ONCE
+        busy, need, memory = datagen.poll(), training_memory(plan, stage), available_memory()
+        at_once = trainings_at_once(busy, need, memory)
+        if not busy and memory is not None and at_once < min(TRAININGS_AT_ONCE, len(pending)):
+            print(f"train: {at_once} at a time: {memory / 2**30:.1f} GiB available, each training "
+                  f"needs about {need / 2**30:.1f} GiB", flush=True)
         train_together(plan, stage, datagen, pending[:at_once])
         for candidate in pending[:at_once]:
             keep(plan, candidate)
