@@ -179,11 +179,6 @@ def test_eval_prints_a_final_evaluation(shared):
     assert "in check" in shared.read_until(lambda l: l.startswith("Final evaluation"))[-1]
 
 
-def shown_fen(shared) -> str:
-    shared.send("d")
-    return next(l for l in shared.read_until(lambda l: l.startswith("Checkers:")) if l.startswith("Fen: "))[5:]
-
-
 def same_position(fen: str, board: chess.Board) -> bool:
     """The FEN is ``board``'s (castling read as X-FEN or Shredder-FEN alike)."""
     return chess.Board(fen, chess960=board.chess960).fen(shredder=True) == board.fen(shredder=True)
@@ -205,11 +200,11 @@ def test_flip_mirrors_the_position_and_the_network_agrees(shared, fen, chess960)
     shared.send(f"position fen {fen}")
     before = network_eval_of(shared)
     shared.send("flip")
-    assert same_position(shown_fen(shared), chess.Board(fen, chess960=chess960).mirror())
+    assert same_position(shared.shown_fen(), chess.Board(fen, chess960=chess960).mirror())
     after = network_eval_of(shared)
     assert float(after) == -float(before)           # white's view, so the sign turns
     shared.send("flip")
-    assert same_position(shown_fen(shared), chess.Board(fen, chess960=chess960))
+    assert same_position(shared.shown_fen(), chess.Board(fen, chess960=chess960))
     shared.send("setoption name UCI_Chess960 value false")
     assert shared.sync() == []
 
@@ -220,7 +215,7 @@ def test_flip_drops_the_moves_and_a_search_plays_the_mirrored_side(shared):
     board = chess.Board()
     for move in ("e2e4", "e7e5", "g1f3"):
         board.push_uci(move)
-    assert same_position(shown_fen(shared), board.mirror())
+    assert same_position(shared.shown_fen(), board.mirror())
     _, best, _ = shared.go("go depth 4")
     assert chess.Move.from_uci(best) in board.mirror().legal_moves
     assert shared.sync() == []

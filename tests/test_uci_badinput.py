@@ -23,12 +23,6 @@ def engine():
     yield from ready_engine()
 
 
-def current_fen(pipe: UciPipe) -> str:
-    pipe.send("d")
-    lines = pipe.read_until(lambda l: l.startswith("Checkers:"))
-    return [l for l in lines if l.startswith("Fen: ")][-1][len("Fen: "):]
-
-
 def answers(pipe: UciPipe, line) -> List[str]:
     """Send one line; the lines it produced (up to the next readyok)."""
     pipe.send(line)
@@ -69,7 +63,7 @@ BAD_POSITIONS = [
 def test_bad_position_keeps_the_previous_one(engine, line, words):
     assert answers(engine, f"position fen {GOOD_FEN}") == []
     assert_reported(answers(engine, line), *words)
-    assert current_fen(engine) == GOOD_FEN
+    assert engine.shown_fen() == GOOD_FEN
 
 
 BAD_LINES = [
@@ -107,7 +101,7 @@ BAD_LINES = [
 def test_bad_line_is_reported_and_changes_nothing(engine, line, words):
     assert answers(engine, f"position fen {GOOD_FEN}") == []
     assert_reported(answers(engine, line), *words)
-    assert current_fen(engine) == GOOD_FEN
+    assert engine.shown_fen() == GOOD_FEN
     assert engine.proc.poll() is None
 
 
@@ -117,7 +111,7 @@ def test_long_valid_line_is_accepted(engine):
     line = f"position startpos moves {moves}"
     assert len(line) > 5000
     assert answers(engine, line) == []
-    assert current_fen(engine).startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ")
+    assert engine.shown_fen().startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ")
     lines, best, _ = engine.go("go depth 4")
     assert chess.Move.from_uci(best) in chess.Board().legal_moves
 

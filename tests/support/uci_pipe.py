@@ -143,6 +143,12 @@ class UciPipe:
         self.send("uci")
         return self.read_until("uciok")
 
+    def shown_fen(self) -> str:
+        """The FEN of the engine's current position, as ``d`` shows it."""
+        self.send("d")
+        lines = self.read_until(lambda l: l.startswith("Checkers:"))
+        return [l for l in lines if l.startswith("Fen: ")][-1][len("Fen: "):]
+
     def go(self, command: str, timeout: float = TIMEOUT) -> Tuple[List[str], str, Optional[str]]:
         """Send a ``go`` and wait for its bestmove: (all lines, best, ponder)."""
         self.send(command)
