@@ -1,5 +1,5 @@
-"""tools/latency.py, tools/pgnstats.py and tools/netstats.py: latency from fastchess
-logs, clock use from PGNs, networks compared on data files."""
+"""tools/latency.py, tools/pgnstats.py, tools/netstats.py and tools/train_speed.py: latency
+from fastchess logs, clock use from PGNs, networks compared on data files, training speed."""
 from __future__ import annotations
 
 import sys
@@ -106,3 +106,21 @@ def test_netstats_compares_a_network_with_its_checkpoint(tmp_path, capsys):
     assert len(gap_line) == 1
     rms = float(gap_line[0].split("rms ")[1].split(" cp")[0])
     assert rms < 5.0  # a small untrained network quantises to within a few centipawns
+
+
+def test_train_speed_writes_synthetic_data_once_and_times_one_epoch(tmp_path, capsys):
+    import train_speed
+
+    data = tmp_path / "synthetic.dat"
+    args = ["--positions", "3000", "--data", str(data), "--hidden", "32", "--batch", "256"]
+    assert train_speed.main(args) == 0
+    first = capsys.readouterr().out
+    assert data.exists() and "wrote 3000 records" in first
+    assert train_speed.main(args) == 0    # the file is there now: only the epoch
+    second = capsys.readouterr().out
+    assert "wrote" not in second
+    timed = [line for line in second.splitlines() if line.startswith("one epoch: ")]
+    assert len(timed) == 1
+    positions = int(timed[0].split()[2])
+    assert 0 < positions < 3000           # the held-out share is not trained on
+    assert timed[0].endswith("positions/s")
