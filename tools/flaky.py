@@ -88,7 +88,7 @@ def table(runs: List[dict]) -> str:
             counts[name][1 if run["loaded"] else 0] += 1
             first.setdefault(name, message)
     idle = sum(not r["loaded"] for r in runs)
-    lines = [f"{len(runs)} runs ({idle} idle, {len(runs) - idle} loaded); "
+    lines = [f"{len(runs)} run{'' if len(runs) == 1 else 's'} ({idle} idle, {len(runs) - idle} loaded); "
              f"{sum(1 for r in runs if r['exit'] != 0)} with a failure"]
     if not counts:
         lines.append("no test failed")
