@@ -117,7 +117,7 @@ def open_flat_records(path: PathLike) -> np.ndarray:
 
 
 class Dataset:
-    """Several ``FIANDATA`` files seen as one indexable sequence of records."""
+    """Several ``FIANGAME`` or ``FIANDATA`` files seen as one indexable sequence of records."""
 
     def __init__(self, paths: Sequence[PathLike]) -> None:
         if not paths:

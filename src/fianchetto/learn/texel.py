@@ -163,7 +163,7 @@ def tune(model: Model, w0: np.ndarray, k: float, iterations: int, lr: float, rep
 def build_parser(parser: Optional[argparse.ArgumentParser] = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(
         prog="fianchetto tune", description="Texel-tune the hand-crafted evaluation's weights on scored positions.")
-    parser.add_argument("--data", required=True, help="FIANDATA files, comma-separated")
+    parser.add_argument("--data", required=True, help="FIANGAME (whole games) or FIANDATA files, comma-separated")
     parser.add_argument("--out", required=True, help="weights JSON to write (fianchetto.weights format)")
     parser.add_argument("--positions", type=int, default=1_000_000, help="use at most this many, a random sample (default 1000000)")
     parser.add_argument("--iterations", type=int, default=300, help="Adam steps over all positions (default 300)")

@@ -1,4 +1,4 @@
-"""``fianchetto train``: fit the perspective network to a ``FIANDATA`` set with Adam.
+"""``fianchetto train``: fit the perspective network to self-play data with Adam.
 
 Each position's target blends the game result with its search score::
 
@@ -558,10 +558,10 @@ def say(stream: Optional[TextIO], line: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="fianchetto train", description="Train the evaluation network on FIANDATA files (numpy)."
+        prog="fianchetto train", description="Train the evaluation network on self-play data (numpy)."
     )
     defaults = TrainConfig(data=[], out="")
-    parser.add_argument("--data", required=True, metavar="FILE[,FILE...]", help="FIANDATA file(s), comma-separated")
+    parser.add_argument("--data", required=True, metavar="FILE[,FILE...]", help="FIANGAME (whole games) or FIANDATA files, comma-separated")
     parser.add_argument("--out", required=True, metavar="NET", help="quantised network to write (FIANNUE); a float .npz goes beside it")
     parser.add_argument("--epochs", type=int, metavar="E", default=defaults.epochs, help=f"passes over the data (default {defaults.epochs})")
     parser.add_argument("--hidden", type=int, metavar="H", default=defaults.hidden, help=f"accumulator size H, a multiple of 16 (default {defaults.hidden})")
