@@ -17,8 +17,10 @@ checks the invariants after every step:
   was given (and inside ``searchmoves``), ``0000`` only without legal moves;
 * no stdout line outside the UCI grammar.
 
-``FIANCHETTO_FUZZ_EXAMPLES`` sets the number of examples (default 30); each is
-made from its seed (the test id), which reproduces it.
+``FIANCHETTO_FUZZ_EXAMPLES`` sets the number of examples (default 30) and
+``FIANCHETTO_FUZZ_FIRST`` the first seed (default 0), so that a long campaign
+goes on where the last one stopped; each example is made from its seed (the
+test id), which reproduces it.
 """
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ from support.fuzz import Fuzz
 from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line
 
 EXAMPLES = int(os.environ.get("FIANCHETTO_FUZZ_EXAMPLES", "30"))
+FIRST_SEED = int(os.environ.get("FIANCHETTO_FUZZ_FIRST", "0"))
+SEEDS = range(FIRST_SEED, FIRST_SEED + EXAMPLES)
 
 FENS = [
     chess.STARTING_FEN,
@@ -261,7 +265,7 @@ def session():
     engine.close()
 
 
-@pytest.mark.parametrize("seed", range(EXAMPLES))
+@pytest.mark.parametrize("seed", SEEDS)
 def test_random_uci_sessions_keep_every_invariant(session, seed):
     sequence = session_steps(seed)
     session.engine.send("ucinewgame")
