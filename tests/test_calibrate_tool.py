@@ -5,9 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-
-import calibrate  # noqa: E402
+import calibrate
 
 SUMMARY = """\
 Elo: 12.00 +/- 9.00, nElo: 1.00 +/- 1.00

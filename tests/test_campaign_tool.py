@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-
-import campaign  # noqa: E402
-from fianchetto.learn import games, manifest  # noqa: E402
+import campaign
+from fianchetto.learn import games, manifest
 
 
 @pytest.fixture(autouse=True)

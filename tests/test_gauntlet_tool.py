@@ -3,14 +3,11 @@ from __future__ import annotations
 
 import argparse
 import stat
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-
-import gauntlet  # noqa: E402
+import gauntlet
 
 
 def stub_engine(folder: Path, options: list) -> str:

@@ -2,8 +2,6 @@
 from fastchess logs, clock use from PGNs, networks compared on data files, training speed."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +10,7 @@ from fianchetto.learn.data import write_records
 from fianchetto.learn.network import FloatNetwork, QuantNetwork
 from fianchetto.learn.synthetic import material_records
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-
-import latency  # noqa: E402
+import latency
 
 LOG = """\
 [Engine] [14:28:13.850293] <     140389219817152>  a <--- go wtime 1010 btime 1010 winc 10 binc 10
@@ -75,7 +71,7 @@ def test_pgn_stats_count_endings_and_average_depth():
 
 # --- tools/netstats.py ----------------------------------------------------------------
 
-import netstats  # noqa: E402
+import netstats  # noqa: E402  (beside its tests)
 
 
 def test_fit_recovers_a_known_slope_and_gap():

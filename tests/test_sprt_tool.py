@@ -4,14 +4,11 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-
-import sprt  # noqa: E402
+import sprt
 
 SUMMARY = """\
 Results of test vs base (5+0.05, 1t, 16MB, openings.epd):

@@ -148,8 +148,6 @@ def test_the_tune_build_s_options_set_the_search_s_constants(tune_tree):
 
 # --- tools/spsa.py: OpenBench's SPSA on this machine ----------------------------------------
 
-sys.path.insert(0, str(ROOT / "tools"))
-
 
 @pytest.fixture()
 def spsa():
