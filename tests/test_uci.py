@@ -18,6 +18,7 @@ import chess.polyglot
 import pytest
 
 from fianchetto.cli import engine_command
+from fianchetto.wdl import load_model, material_of_fen
 from support.uci_pipe import (
     CURRMOVE_LINE,
     INFO_LINE,
@@ -169,14 +170,39 @@ def test_d_shows_board_fen_key_and_checkers(shared):
     assert " | r | n | b | q | k | b | n | r | 8" in lines
 
 
-def test_eval_prints_a_final_evaluation(shared):
-    shared.send("position startpos moves e2e4")
+def eval_lines(shared):
     shared.send("eval")
-    lines = shared.read_until(lambda l: l.startswith("Final evaluation"))
-    assert len(lines) > 1
-    shared.send("position fen 4k3/8/8/8/8/8/4q3/4K3 w - - 0 1")  # in check
-    shared.send("eval")
-    assert "in check" in shared.read_until(lambda l: l.startswith("Final evaluation"))[-1]
+    return shared.read_until(lambda l: l.startswith("Final evaluation"))
+
+
+def value_of(lines, label: str) -> str:
+    return next(l for l in lines if l.startswith(label)).split()[2]
+
+
+def test_eval_ends_with_the_evaluation_the_search_uses(shared):
+    """As Stockfish's: the last line is the score the search starts from, in the
+    units of ``info score`` (normalised by the WDL model): the network's when it
+    is in use, the hand-crafted evaluation's otherwise."""
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    shared.send(f"position fen {fen}")
+    lines = eval_lines(shared)
+    assert lines[-2].startswith("Search uses: network")
+    assert lines[-1] == f"Final evaluation: {value_of(lines, 'NNUE evaluation:')} (white side)"
+    hand_crafted = int(value_of(lines, "Hand-crafted evaluation:"))
+    shared.send("setoption name Use NNUE value false")
+    try:
+        lines = eval_lines(shared)
+    finally:
+        shared.send("setoption name Use NNUE value true")
+    assert lines[-2] == "Search uses: hand-crafted evaluation"
+    shown = load_model(None)[0].to_cp(hand_crafted, material_of_fen(fen))
+    assert lines[-1] == f"Final evaluation: {shown / 100:+.2f} (white side)"
+    assert value_of(lines, "NNUE evaluation:") != f"{shown / 100:+.2f}"    # the two differ here
+
+
+def test_eval_in_check_has_no_evaluation(shared):
+    shared.send("position fen 4k3/8/8/8/8/8/4q3/4K3 w - - 0 1")
+    assert eval_lines(shared) == ["Final evaluation: none (in check)"]
 
 
 def same_position(fen: str, board: chess.Board) -> bool:
@@ -185,9 +211,7 @@ def same_position(fen: str, board: chess.Board) -> bool:
 
 
 def network_eval_of(shared) -> str:
-    shared.send("eval")
-    return next(l for l in shared.read_until(lambda l: l.startswith("Search uses:"))
-                if l.startswith("NNUE evaluation:")).split()[2]
+    return value_of(eval_lines(shared), "NNUE evaluation:")
 
 
 @pytest.mark.parametrize("fen, chess960", [

@@ -25,7 +25,12 @@ def engine():
 def eval_lines(pipe: UciPipe):
     pipe.send(f"position fen {FEN}")
     pipe.send("eval")
-    return pipe.read_until(lambda l: l.startswith("Search uses:"))
+    return pipe.read_until(lambda l: l.startswith("Final evaluation:"))
+
+
+def search_uses(lines) -> str:
+    """The line of ``eval`` that names the evaluation the search uses."""
+    return next(l for l in lines if l.startswith("Search uses:"))
 
 
 def test_options_are_declared():
@@ -41,12 +46,12 @@ def test_a_network_file_is_used_by_eval_and_search(engine, good_net):
     assert not [l for l in engine.sync() if "refused" in l or "cannot" in l]
     lines = eval_lines(engine)
     assert any(l.startswith("NNUE evaluation:") for l in lines)
-    assert "good.nnue" in lines[-1]
+    assert "good.nnue" in search_uses(lines)
     _, best, _ = engine.go("go depth 4")
     assert best and best != "(none)"
     engine.send("setoption name Use NNUE value false")
     engine.sync()
-    assert eval_lines(engine)[-1] == "Search uses: hand-crafted evaluation"
+    assert search_uses(eval_lines(engine)) == "Search uses: hand-crafted evaluation"
 
 
 def test_a_network_without_its_wdl_model_says_which_model_scores_it(engine, good_net, tmp_path):
@@ -60,7 +65,7 @@ def test_a_network_without_its_wdl_model_says_which_model_scores_it(engine, good
     answer = engine.sync()
     assert any(l.startswith("info string ") and "own.nnue.wdl.json refused" in l for l in answer)
     lines = eval_lines(engine)
-    assert "own.nnue" in lines[-1]          # the network is used all the same
+    assert "own.nnue" in search_uses(lines)          # the network is used all the same
     engine.send("setoption name EvalFile value default")
     assert not [l for l in engine.sync() if "win/draw/loss" in l or "refused" in l]
 
@@ -75,7 +80,7 @@ def test_bad_network_files_are_refused(engine, good_net, tmp_path, kind):
     answer = engine.sync()
     assert answer and all(l.startswith("info string ") for l in answer)
     assert "refused" in " ".join(answer)
-    assert "good.nnue" in eval_lines(engine)[-1]
+    assert "good.nnue" in search_uses(eval_lines(engine))
     _, best, _ = engine.go("go depth 3")
     assert best and best != "(none)"
 
@@ -108,6 +113,6 @@ def test_a_king_bucketed_network_is_loaded_named_and_searched(engine, tmp_path):
     QuantNetwork.quantise(FloatNetwork.initial(32, np.random.default_rng(5), 8, 4)).save(path)
     engine.send(f"setoption name EvalFile value {path}")
     assert not [l for l in engine.sync() if "refused" in l or "cannot" in l]
-    assert eval_lines(engine)[-1].endswith("kings.nnue (32 hidden, 4 king buckets)")
+    assert search_uses(eval_lines(engine)).endswith("kings.nnue (32 hidden, 4 king buckets)")
     _, best, _ = engine.go("go depth 5")
     assert best and best != "(none)"

@@ -382,18 +382,20 @@ class UciLoop:
         self.emit(f"Checkers: {' '.join(board.checkers())}")
 
     def cmd_eval(self, args: List[str]) -> None:
+        """The hand-crafted evaluation term by term, the network's score, and last,
+        as Stockfish's ``eval`` ends, the evaluation the search uses, in the
+        normalised centipawns of ``info score``."""
         board = self.engine.board
         if board.is_check():
             self.emit("Final evaluation: none (in check)")
             return
-        trace = board.eval_trace()
-        for line in trace.splitlines():
+        for line in board.eval_trace().splitlines():
             self.emit(line)
-        if "Final evaluation" not in trace:
-            score = board.evaluate()
-            white = score if board.turn else -score
-            self.emit(f"Final evaluation: {white / 100:+.2f} (white side)")
         self._emit_network_eval(board)
+        evaluation = self.engine.evaluation
+        self.emit(f"Search uses: {evaluation.describe()}")
+        final = self._white_cp(board.evaluate(evaluation.active), board)
+        self.emit(f"Final evaluation: {final / 100:+.2f} (white side)")
 
     def cmd_flip(self, args: List[str]) -> None:
         """Stockfish's ``flip``: the position seen from the other side (ranks mirrored,
@@ -404,16 +406,20 @@ class UciLoop:
         self.engine.set_board(Board.from_python_chess(mirrored))
 
     def _emit_network_eval(self, board: Any) -> None:
-        """The network's score beside the hand-crafted one, and which the search uses."""
+        """The loaded network's score, used by the search or not, in both units."""
         network = self.engine.evaluation.network
         if network is not None:
             score = board.evaluate(network)
             white = score if board.turn else -score
             model, material = self.engine.evaluation.wdl_model(), material_of_fen(board.fen())
-            shown = model.to_cp(white, material)
-            self.emit(f"NNUE evaluation: {shown / 100:+.2f} (white side; {white / 100:+.2f} in the network's "
-                      f"units, {model.midpoint(material):.0f} of them a pawn here)")
-        self.emit(f"Search uses: {self.engine.evaluation.describe()}")
+            self.emit(f"NNUE evaluation: {self._white_cp(score, board) / 100:+.2f} (white side; "
+                      f"{white / 100:+.2f} in the network's units, {model.midpoint(material):.0f} of them "
+                      f"a pawn here)")
+
+    def _white_cp(self, score: int, board: Any) -> int:
+        """A static score of the side to move as ``info score`` shows it, from white's view."""
+        white = score if board.turn else -score
+        return self.engine.evaluation.wdl_model().to_cp(white, material_of_fen(board.fen()))
 
     def cmd_genfens(self, args: List[str]) -> None:
         """OpenBench's ``genfens N seed S book B [extra...]`` (fianchetto.genfens)."""

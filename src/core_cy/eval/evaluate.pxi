@@ -252,5 +252,5 @@ cdef str eval_trace_text(Position* pos):
     lines.append("-" * 46)
     lines.append(f"Phase {min(pos.st.phase, PHASE_MAX)}/{PHASE_MAX}; tempo {taper(WEIGHTS[W_TEMPO], pos.st.phase)} for the side to move")
     value = evaluate_hce(pos)
-    lines.append(f"Final evaluation: {value if pos.side == WHITE else -value} cp (white's view)")
+    lines.append(f"Hand-crafted evaluation: {value if pos.side == WHITE else -value} cp (white side)")
     return "\n".join(lines)
