@@ -6,6 +6,8 @@ import doctest
 import re
 import shutil
 
+import chess
+import chess.engine
 import numpy as np
 import pytest
 
@@ -219,3 +221,27 @@ def test_the_default_model_is_the_shipped_network_s():
     for pawns in (17, 30, 58, 78):
         assert shipped.midpoint(pawns) == pytest.approx(DEFAULT_MODEL.midpoint(pawns), abs=0.01)
         assert shipped.wdl(150, pawns) == DEFAULT_MODEL.wdl(150, pawns)
+
+
+#: No sequence of moves mates: K v K, K+minor v K, bishops all on one colour.
+DEAD_DRAWS = ["8/8/4k3/8/8/4K3/8/8 b - - 0 1",
+              "8/8/4k3/8/8/3BK3/8/8 w - - 0 1",
+              "8/5n2/4k3/8/8/4K3/8/8 w - - 0 1",
+              "2b5/8/4k3/8/8/3BK3/8/8 w - - 0 1"]
+
+
+@pytest.mark.parametrize("fen", DEAD_DRAWS)
+def test_a_dead_drawn_root_has_an_exact_draw(fen):
+    """As a drawn tablebase root: whatever is played, the game is drawn, so every
+    line says 0 and wdl 0 1000 0 (not the model's guess for a level score)."""
+    scores = info_scores(search_lines({"UCI_ShowWDL": "true"}, position=f"fen {fen}", depth=6))
+    assert scores and all(score == ("cp", 0, (0, 1000, 0)) for score in scores)
+
+
+def test_the_engine_api_reports_a_dead_draw_exactly():
+    from fianchetto import Engine
+
+    with Engine() as engine:
+        info = engine.analyse(chess.Board(DEAD_DRAWS[1]), chess.engine.Limit(depth=6))
+    assert info["score"].white() == chess.engine.Cp(0)
+    assert info["wdl"].white() == chess.engine.Wdl(0, 1000, 0)

@@ -8,7 +8,9 @@ position is converted by playing a move with the shortest distance to a zeroing
 move (capture, pawn move or mate), which can never let the win slip; a drawn
 position is searched among the moves that keep the draw; a lost one plays the
 longest resistance. With ``Syzygy50MoveRule`` on, wins that the fifty-move rule
-would spoil count as draws (and such losses as saved).
+would spoil count as draws (and such losses as saved). A root without mating
+material (K v K, a lone minor piece, bishops all on one colour) is a draw
+whatever is played, with tables or without: its score is reported as exact.
 
 Each :class:`Tablebases` (a UCI session, each in-process ``Engine``) loads a set
 of its own (``core_cy.core.SyzygyTables``), so users of other folders never see
@@ -32,7 +34,8 @@ WIN, CURSED_WIN, DRAW, BLESSED_LOSS, LOSS = 2, 1, 0, -1, -2
 
 @dataclass
 class RootDecision:
-    """What the tables say about the root: play `move` now, or search `moves`."""
+    """What the tables (or a dead draw) say about the root: play `move` now, or
+    search `moves`."""
 
     wdl: int                          # outcome for the side to move with best play
     score_cp: int                     # score to report
@@ -127,9 +130,13 @@ class Tablebases:
         return self.max_pieces > 0 and pieces <= min(self.max_pieces, probe_limit) and castling == "-"
 
     def root(self, board: Board, probe_limit: int, use_50_move_rule: bool) -> Optional[RootDecision]:
-        """The tables' verdict on the root, or None when they do not cover it.
+        """What is known of the root without a search, or None: a dead draw (no
+        sequence of moves can mate, so every move draws), else the tables' verdict
+        when they cover the root.
 
         Covered positions have no castling rights, so no move needs Chess960 spelling."""
+        if board.is_insufficient_material():
+            return _dead_draw(board)
         if not self.covers(board, probe_limit):
             return None
         position = board.copy()
@@ -201,6 +208,12 @@ def _preference(r: _RankedMove):
     if r.outcome > 0:
         return (r.outcome, -r.plies)
     return (r.outcome, r.plies)
+
+
+def _dead_draw(board: Board) -> Optional[RootDecision]:
+    """A root without mating material: drawn whatever is played (None: no move)."""
+    moves = board.legal_moves()
+    return RootDecision(DRAW, 0, moves=moves) if moves else None
 
 
 def _score(outcome: int, plies: int) -> int:
