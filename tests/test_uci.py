@@ -721,3 +721,45 @@ def test_self_play_through_python_chess(popen):
             assert move in probe.legal_moves
             probe.push(move)
         board.push(result.move)
+
+
+# --- the first search of a process ------------------------------------------------------
+@pytest.mark.parametrize("round_", range(6))
+def test_an_isready_during_the_first_search_leaves_it_stoppable(round_):
+    """A process's first ``go`` (no ``isready`` before it, as a script may send)
+    makes the core's search; an ``isready`` that arrives as it starts must not make
+    a second one, which ``stop`` would then reach instead of the running search
+    (no bestmove, ever). The race is timing-bound: several fresh processes."""
+    engine = UciPipe()
+    try:
+        engine.send(b"position startpos\ngo infinite\nisready")    # one write, as a script sends
+        engine.read_until("readyok")
+        engine.send("stop")
+        lines = engine.read_until(lambda l: l.startswith("bestmove"), timeout=10)
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+        assert engine.quit() == 0
+    finally:
+        engine.close()
+
+
+def test_go_makes_the_search_before_its_worker_starts(monkeypatch):
+    """The deterministic half of the test above: the search a worker runs already
+    exists when the worker starts, made by ``go`` on the reader thread."""
+    from fianchetto.session import UciSession
+    from fianchetto.uci import UciLoop
+
+    seen = []
+    worker = UciSession._worker
+
+    def recording_worker(session, job):
+        seen.append(session._search)
+        worker(session, job)
+
+    monkeypatch.setattr(UciSession, "_worker", recording_worker)
+    out: List[str] = []
+    loop = UciLoop(emit=out.append)
+    for line in ("uci", "position startpos", "go depth 2"):
+        loop.handle(line)
+    loop.engine.finish_search()
+    assert seen and seen[0] is not None and seen[0] is loop.engine._search
+    assert [line for line in out if line.startswith("bestmove")] and loop.engine.shutdown()

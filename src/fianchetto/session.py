@@ -203,6 +203,8 @@ class UciSession:
         self.board = Board(START_FEN)
         self.debug = False
         self._search: Any = None
+        #: Held while the search is made, so that it is made once (see `search`).
+        self._search_lock = threading.Lock()
         self._job: Optional[_Job] = None
         self._perft: Optional[_PerftJob] = None
         self._book: Optional[OpeningBook] = None
@@ -229,35 +231,52 @@ class UciSession:
     # --- the compiled search ------------------------------------------------------------
     @property
     def search(self) -> Any:
-        """The ``core_cy`` Search handle, created on first use (it allocates the hash)."""
-        if self._search is None:
-            self._allocate_hash(int(self.options["Hash"]))
+        """The ``core_cy`` Search handle, made on first use (it allocates the hash).
+        Made once: ``go`` makes it on the reader thread before its worker starts,
+        and the lock keeps an ``isready`` and a worker from each making one (``stop``
+        would then reach the one that is not running)."""
+        self._make_search()
         return self._search
 
-    def _allocate_hash(self, megabytes: int) -> None:
-        """The one place the transposition table is sized: the search is created with
-        it on first use and resized afterwards. MemoryError when it does not fit."""
-        if self._search is None:
-            from core_cy.core import Search
+    def _make_search(self) -> None:
+        """Make the search, with the ``Hash`` option's table, if there is none yet."""
+        with self._search_lock:
+            if self._search is None:
+                self._search = self._new_search(int(self.options["Hash"]))
 
-            self._search = Search(hash_mb=megabytes, threads=int(self.options["Threads"]),
-                                  network=self.evaluation.active)
-        else:
-            self._search.set_hash(megabytes)
+    def _new_search(self, megabytes: int) -> Any:
+        from core_cy.core import Search
+
+        return Search(hash_mb=megabytes, threads=int(self.options["Threads"]), network=self.evaluation.active)
+
+    def _allocate_hash(self, megabytes: int) -> None:
+        """The one place the transposition table is sized: the search is made with
+        it on first use and resized afterwards (no search running). MemoryError when
+        it does not fit."""
+        with self._search_lock:
+            if self._search is None:
+                self._search = self._new_search(megabytes)
+            else:
+                self._search.set_hash(megabytes)
 
     def ready(self) -> None:
-        """``isready``: make sure the hash is allocated (the GUI may then ``go``)."""
+        """``isready``: make sure the search and its hash exist (the GUI may then ``go``)."""
         for problem in self._startup_problems:
             self.listener.message(problem)
         self._startup_problems = []
-        if self._search is None:
-            try:
-                self._allocate_hash(int(self.options["Hash"]))
-            except (MemoryError, ValueError, OverflowError) as exc:
-                self.listener.message(f"cannot allocate {self.options['Hash']} MB of hash ({exc}); using 1 MB")
-                self.options.set("Hash", 1)
-            except Exception as exc:  # noqa: BLE001 - reported, never fatal
-                self.listener.message(f"search unavailable: {type(exc).__name__}: {clip(str(exc), 200)}")
+        self._ensure_search()
+
+    def _ensure_search(self) -> None:
+        """Make the search if there is none yet; a failure is said, never raised (the
+        hash falls back to 1 MB for the next try; a search without one plays the
+        fallback move)."""
+        try:
+            self._make_search()
+        except (MemoryError, ValueError, OverflowError) as exc:
+            self.listener.message(f"cannot allocate {self.options['Hash']} MB of hash ({exc}); using 1 MB")
+            self.options.set("Hash", 1)
+        except Exception as exc:  # noqa: BLE001 - reported, never fatal
+            self.listener.message(f"search unavailable: {type(exc).__name__}: {clip(str(exc), 200)}")
 
     # --- game state -------------------------------------------------------------------
     def new_game(self) -> None:
@@ -377,6 +396,7 @@ class UciSession:
         received_at = time.monotonic() if received_at is None else received_at
         self.finish_search()
         self._announce_core()
+        self._ensure_search()
         board = self.board.copy()
         legal = board.legal_moves()
         # Checked here, so that what is said of them precedes the next command's replies.
