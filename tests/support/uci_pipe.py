@@ -312,6 +312,15 @@ def parse_info(line: str) -> Dict[str, object]:
             if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound"):
                 out["bound"] = tokens[i]
                 i += 1
+        elif key == "wdl":                  # UCI_ShowWDL: win, draw, loss per mille
+            triple = tokens[i + 1:i + 4]
+            assert len(triple) == 3 and all(t.isdigit() for t in triple), f"bad wdl in {line!r}"
+            assert sum(map(int, triple)) == 1000, f"wdl does not sum to 1000 in {line!r}"
+            out["wdl"] = tuple(map(int, triple))
+            i += 4
+            if i < len(tokens) and tokens[i] in ("lowerbound", "upperbound") and "bound" not in out:
+                out["bound"] = tokens[i]        # after the wdl, as Stockfish writes it
+                i += 1
         elif key == "currmove":
             assert MOVE_RE.match(value), f"bad currmove in {line!r}"
             out["currmove"] = value
