@@ -6,7 +6,8 @@ the first ``go`` makes the core's search, and commands that arrive meanwhile
 (``isready``, ``stop``, ``setoption``, ``eval``) race with it. Here each seeded
 example starts a new process, with or without ``uci`` first, and sends its
 sequence in bursts, each in one write, as a script does (between bursts it waits
-for ``readyok``, so that a ``stop`` can also reach a search well under way). Checked: exactly one ``bestmove`` per
+for ``readyok`` or a fifth of a second, so that a ``stop`` can also reach a
+search well under way). Checked: exactly one ``bestmove`` per
 ``go``, in order, each legal in the position that ``go`` was given (inside its
 ``searchmoves`` when any is legal), ``0000`` only without legal moves; every
 ``info`` and ``bestmove`` line well formed; a clean exit on ``quit``.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from typing import List, Optional, Set, Tuple
 
 import chess
@@ -28,12 +30,14 @@ from support.uci_pipe import UciPipe, assert_uci_line
 
 EXAMPLES = int(os.environ.get("FIANCHETTO_FUZZ_EXAMPLES", "24"))
 FIRST_SEED = int(os.environ.get("FIANCHETTO_FUZZ_FIRST", "0"))
+PAUSE_S = 0.2
 
 GOS = ["go infinite", "go ponder", "go depth 3", "go movetime 50", "go nodes 2000",
        "go wtime 300 btime 300", "go mate 2", "go depth 2 searchmoves e2e4 z9z9",
        "go ponder wtime 100 btime 100"]
-#: ``sync``: send what came before, with ``isready``, and wait for ``readyok``.
-EXTRAS = ["sync", "sync", "isready", "ponderhit", "stop", "d", "eval", "flip", "ucinewgame",
+#: ``sync``: send what came before, with ``isready``, and wait for ``readyok``;
+#: ``pause``: send what came before and wait 0.2 s (a search gets well under way).
+EXTRAS = ["sync", "sync", "pause", "pause", "isready", "ponderhit", "stop", "d", "eval", "flip", "ucinewgame",
           "position startpos moves e2e4", "position fen 8/8/4k3/8/8/3BK3/8/8 w - - 0 1",
           "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",       # stalemate: bestmove 0000
           "setoption name MultiPV value 2", "setoption name Hash value 2",
@@ -71,7 +75,7 @@ def boards_at_each_go(commands: List[str]) -> List[Tuple[chess.Board, Optional[S
             board = chess.Board()
             for move in words[3:]:
                 board.push_uci(move)
-        elif command == "sync":
+        elif command in ("sync", "pause"):
             continue
         elif words[0] == "go":
             legal = {move.uci() for move in board.legal_moves}
@@ -81,14 +85,20 @@ def boards_at_each_go(commands: List[str]) -> List[Tuple[chess.Board, Optional[S
 
 
 def send_in_bursts(engine: UciPipe, commands: List[str]) -> List[str]:
-    """Write the commands in one write up to each ``sync``, there add ``isready``
-    and wait for ``readyok``; the lines read so far."""
+    """Write the commands in one write up to each ``sync`` or ``pause``, there add
+    ``isready`` and wait for ``readyok``, or wait :data:`PAUSE_S`; the lines read
+    so far (the pipe keeps reading while the test sleeps)."""
     lines: List[str] = []
     chunk: List[str] = []
     for command in commands:
         if command == "sync":
             engine.send("\n".join(chunk + ["isready"]).encode())
             lines += engine.read_until("readyok", timeout=30)
+            chunk = []
+        elif command == "pause":
+            if chunk:
+                engine.send("\n".join(chunk).encode())
+            time.sleep(PAUSE_S)
             chunk = []
         else:
             chunk.append(command)
