@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import chess
 import pytest
 
 import campaign
@@ -453,3 +456,64 @@ def test_a_paused_datagen_stays_paused_when_the_shell_that_started_the_campaign_
     child = int(pid_file.read_text())
     time.sleep(1.0)     # the shell is gone: any SIGCONT has been sent
     assert process_state(child) == "T"
+
+
+# --- check: a regrown file against the first growth's record ----------------------------------
+def write_games(path: Path, layout) -> None:
+    """A games file: None is a discarded opening, (scored, unscored) a kept game's plies."""
+    scored, unscored = struct.pack("<hh", 0, 25), struct.pack("<hh", 0, games.UNSCORED)
+    body = games.header_bytes()
+    for game in layout:
+        if game is None:
+            body += games.encode_game(games.Game("", False, None, b""))
+        else:
+            body += games.encode_game(games.Game(chess.STARTING_FEN, False, 1, scored * game[0] + unscored * game[1]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body)
+
+
+def plan_with_record(tmp_path: Path, checkpoints, sha256=None):
+    entry = {"file": "games-s7-n10.fgame", "seed": 7, "positions": 12, "checkpoints": checkpoints}
+    if sha256:
+        entry["sha256"] = sha256
+    path = write_plan(tmp_path, name="recorded", engine=None, data=[entry],
+                      stages=[{"name": "screen", "data": [entry["file"]], "train": [], "candidates": {"a": []}}])
+    return campaign.load_plan(path, cache=tmp_path / "cache", root=tmp_path)
+
+
+LAYOUT = [None, (5, 2), (3, 0), None, None, (4, 1)]     # kept games of 5, 3 and 4 positions
+
+
+def test_check_compares_a_file_as_far_as_it_has_grown_with_its_record(tmp_path):
+    plan = plan_with_record(tmp_path, [{"games": 2, "positions": 8, "discarded": 1},
+                                       {"games": 3, "positions": 12, "discarded": 3},
+                                       {"games": 9, "positions": 99}])
+    assert campaign.check(plan) == ("games-s7-n10.fgame: not started", True)
+    write_games(plan.data_path("games-s7-n10.fgame"), LAYOUT)
+    report, agrees = campaign.check(plan)
+    lines = report.splitlines()
+    assert agrees and len(lines) == 3
+    assert lines[0].startswith("games-s7-n10.fgame: its first 2 kept games: 8 positions (1 openings discarded")
+    assert lines[1].endswith("agrees") and lines[2].endswith("not grown yet")
+
+
+def test_check_says_where_a_regrown_file_differs(tmp_path):
+    plan = plan_with_record(tmp_path, [{"games": 1, "positions": 5}, {"games": 3, "positions": 12, "discarded": 2}])
+    write_games(plan.data_path("games-s7-n10.fgame"), LAYOUT)
+    report, agrees = campaign.check(plan)
+    assert not agrees
+    assert report.splitlines()[0].endswith("agrees")       # no discarded count recorded: not compared
+    assert report.splitlines()[1].endswith("DIFFERS") and "the record: 12 (2)" in report
+
+
+def test_check_compares_a_complete_file_with_its_sha256(tmp_path):
+    probe = plan_with_record(tmp_path, [])
+    path = probe.data_path("games-s7-n10.fgame")
+    write_games(path, LAYOUT)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    plan = plan_with_record(tmp_path, [], sha256=digest)
+    assert campaign.check(plan) == ("games-s7-n10.fgame: its sha256 is compared once it is complete", True)
+    manifest.record(str(path), {"complete": True})
+    report, agrees = campaign.check(plan)
+    assert agrees and report == f"games-s7-n10.fgame: sha256 {digest[:12]}...; the record: {digest[:12]}...: agrees"
+    assert campaign.check(plan_with_record(tmp_path, [], sha256="0" * 64))[1] is False

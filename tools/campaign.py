@@ -3,6 +3,7 @@
 
     python3 tools/campaign.py status [--plan docs/data/generation8-plan.json]
     python3 tools/campaign.py run    [--plan ...] [--fastchess PATH]
+    python3 tools/campaign.py check  [--plan ...]
 
 The plan, a JSON file committed with the code, names what a generation needs:
 the self-play files (seed, target, the datagen settings) and the build that plays
@@ -37,7 +38,11 @@ cache, it starts again from the first game: a seed gives the same games
 (docs/training.md). Everything goes to the cache (``~/.cache/fianchetto``,
 ``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
 ``campaign/<name>/`` (networks and their training state, logs, the match
-folders). ``status`` prints where each step stands (a match under way: its
+folders). ``check`` compares each self-play file, as far as it has grown, with
+the first growth's record in the plan (``checkpoints``: the positions and the
+openings discarded before a number of kept games; ``sha256`` of the complete
+file): a regrown file is known to be the same within minutes, not at its end
+(exit 1 when one differs). ``status`` prints where each step stands (a match under way: its
 last game started and fastchess's last result; the data: every file's
 positions together, and the hours of datagen left at the pace of the file
 being written).
@@ -51,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -59,7 +65,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Dict, Iterator, List, Optional, TextIO, Tuple
 
@@ -77,10 +83,20 @@ POLL_SECONDS = 30.0
 
 
 @dataclass
+class Checkpoint:
+    """What the first growth of a file held before its ``games``-th kept game."""
+    games: int
+    positions: int
+    discarded: Optional[int] = None  # openings discarded before it (None: not recorded)
+
+
+@dataclass
 class DataFile:
     name: str
     seed: int
     positions: int
+    checkpoints: List[Checkpoint] = field(default_factory=list)
+    sha256: Optional[str] = None     # of the complete file, as first grown
 
 
 @dataclass
@@ -155,7 +171,9 @@ def load_plan(path: Path, cache: Path = sprt.CACHE, root: Path = ROOT) -> Plan:
     file, relative to `root`); ValueError naming the problem when it does not
     hold together."""
     raw = json.loads(path.read_text(encoding="utf-8"))
-    data = [DataFile(entry["file"], int(entry["seed"]), int(entry["positions"])) for entry in raw["data"]]
+    data = [DataFile(entry["file"], int(entry["seed"]), int(entry["positions"]),
+                     [Checkpoint(**point) for point in entry.get("checkpoints", [])], entry.get("sha256"))
+            for entry in raw["data"]]
     plan = Plan(raw["name"], raw.get("engine"), list(raw["datagen"]), data,
                 [load_stage(stage) for stage in raw["stages"]], cache / "campaign" / raw["name"], cache / "data",
                 root / raw["keep"] if raw.get("keep") else None,
@@ -653,6 +671,71 @@ def status(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def counts_before(path: Path, kept_games: List[int]) -> Dict[int, Tuple[int, int]]:
+    """(positions, openings discarded) before each of ``kept_games`` kept games
+    of the file, for those it holds (a file being written is read as far as its
+    last whole game)."""
+    wanted, found = set(kept_games), {}
+    kept = positions = discarded = 0
+    for game in games.read_games(str(path), partial_end=True):
+        if game.result is None:
+            discarded += 1
+            continue
+        kept += 1
+        positions += game.scored_plies()
+        if kept in wanted:
+            found[kept] = (positions, discarded)
+    return found
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_file(plan: Plan, data: DataFile) -> Tuple[List[str], bool]:
+    """Lines saying how the file compares with its record, and whether it agrees."""
+    path = plan.data_path(data.name)
+    if not path.exists():
+        return [f"{data.name}: not started"], True
+    found = counts_before(path, [point.games for point in data.checkpoints])
+    lines, agrees = [], True
+    for point in data.checkpoints:
+        head = f"{data.name}: its first {point.games:,} kept games"
+        if point.games not in found:
+            lines.append(f"{head}: not grown yet")
+            continue
+        positions, discarded = found[point.games]
+        same = positions == point.positions and point.discarded in (None, discarded)
+        agrees = agrees and same
+        recorded = f"{point.positions:,}" + (f" ({point.discarded:,})" if point.discarded is not None else "")
+        grown = f"{positions:,} positions ({discarded:,} openings discarded before them)"
+        lines.append(f"{head}: {grown}; the record: {recorded}: {'agrees' if same else 'DIFFERS'}")
+    if data.sha256 and not is_complete(path):
+        lines.append(f"{data.name}: its sha256 is compared once it is complete")
+    elif data.sha256:
+        digest = file_sha256(path)
+        agrees = agrees and digest == data.sha256
+        lines.append(f"{data.name}: sha256 {digest[:12]}...; the record: {data.sha256[:12]}...: "
+                     f"{'agrees' if digest == data.sha256 else 'DIFFERS'}")
+    elif not data.checkpoints:
+        lines.append(f"{data.name}: no record to compare with")
+    return lines, agrees
+
+
+def check(plan: Plan) -> Tuple[str, bool]:
+    """Every file of the plan against its record: (the report, all agree)."""
+    report, agrees = [], True
+    for data in plan.data:
+        lines, same = check_file(plan, data)
+        report += lines
+        agrees = agrees and same
+    return "\n".join(report), agrees
+
+
 def print_quietly(text: str) -> int:
     """Print ``text``; a reader that went away early (``status | head -3``) ends
     the command quietly (exit 1), as with any Unix tool."""
@@ -665,7 +748,7 @@ def print_quietly(text: str) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("status", "run"))
+    parser.add_argument("command", choices=("status", "run", "check"))
     parser.add_argument("--plan", type=Path, default=DEFAULT_PLAN)
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
     args = parser.parse_args(argv)
@@ -676,6 +759,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     if args.command == "status":
         return print_quietly(status(plan))
+    if args.command == "check":
+        report, agrees = check(plan)
+        return print_quietly(report) or (0 if agrees else 1)
     interrupt_on_stop_signals()
     try:
         return run(plan, args.fastchess)
