@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -75,6 +74,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import sprt  # noqa: E402  (the build cache and the match runner)
 from fianchetto.cli import reader_gone  # noqa: E402
 from fianchetto.learn import games, manifest  # noqa: E402  (the installed package's)
+from fianchetto.learn.pgn import provenance  # noqa: E402  (a file's size and sha256)
 from fianchetto.learn.selfplay import interrupt_on_stop_signals  # noqa: E402
 
 DEFAULT_PLAN = ROOT / "docs" / "data" / "generation8-plan.json"
@@ -688,14 +688,6 @@ def counts_before(path: Path, kept_games: List[int]) -> Dict[int, Tuple[int, int
     return found
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def check_file(plan: Plan, data: DataFile) -> Tuple[List[str], bool]:
     """Lines saying how the file compares with its record, and whether it agrees."""
     path = plan.data_path(data.name)
@@ -717,7 +709,7 @@ def check_file(plan: Plan, data: DataFile) -> Tuple[List[str], bool]:
     if data.sha256 and not is_complete(path):
         lines.append(f"{data.name}: its sha256 is compared once it is complete")
     elif data.sha256:
-        digest = file_sha256(path)
+        digest = str(provenance(str(path))["sha256"])
         agrees = agrees and digest == data.sha256
         lines.append(f"{data.name}: sha256 {digest[:12]}...; the record: {data.sha256[:12]}...: "
                      f"{'agrees' if digest == data.sha256 else 'DIFFERS'}")
