@@ -14,7 +14,8 @@ from fianchetto.board import Board
 
 from fianchetto.learn.network import fnv1a32
 from fianchetto.learn.network import QA, QB, SCALE, FloatNetwork, QuantNetwork
-from support.networks import CORRUPTIONS, integer_eval, random_network_bytes, reference_eval, saturated_network_bytes
+from support.networks import (CORRUPTIONS, integer_eval, random_network_bytes, reference_eval, reference_evals,
+                              saturated_network_bytes)
 
 
 @pytest.fixture()
@@ -110,13 +111,13 @@ def test_output_sums_past_32_bits_are_exact(hidden):
 def test_the_widest_network_the_engine_loads_evaluates_like_the_reference():
     data = random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN, seed=5)
     rng = random.Random(21)
+    boards = [random_game(rng, Board(), rng.randrange(0, 80)) for _ in range(100)]
+    expected = reference_evals(data, [board.to_python_chess() for board in boards])
     loaded = core.load_network(data)
-    for _ in range(100):
-        board = random_game(rng, Board(), rng.randrange(0, 80))
-        assert loaded.evaluate(board) == reference_eval(data, board.to_python_chess())
+    assert [loaded.evaluate(board) for board in boards] == expected
     with pytest.raises(ValueError, match="hidden layer"):
         core.load_network(random_network_bytes(hidden=core.NETWORK_MAX_HIDDEN + 16))
-    assert loaded.evaluate(board) == reference_eval(data, board.to_python_chess())
+    assert loaded.evaluate(boards[-1]) == expected[-1]
 
 
 def test_the_core_knows_the_trainers_quantisation():

@@ -48,7 +48,13 @@ def network_bytes(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: 
 
 def reference_eval(data: bytes, board: chess.Board) -> int:
     """The integer forward pass of the trainer's numpy reference (fianchetto.learn)."""
-    return int(QuantNetwork.from_bytes(data).evaluate_boards([board])[0])
+    return reference_evals(data, [board])[0]
+
+
+def reference_evals(data: bytes, boards: list) -> list:
+    """:func:`reference_eval` of many boards, the file read once (reading a wide
+    network, its checksum in Python, takes a tenth of a second)."""
+    return [int(score) for score in QuantNetwork.from_bytes(data).evaluate_boards(boards)]
 
 
 def integer_eval(data: bytes, board: chess.Board, qa: int, qb: int, scale: int) -> int:
