@@ -121,6 +121,8 @@ OPTION_TABLE: List[Option] = [
            help="the rating UCI_LimitStrength plays at (docs/strength.md)"),
     Option("Skill Level", "spin", strength.MAX_SKILL_LEVEL, 0, strength.MAX_SKILL_LEVEL,
            help="0-19 play weaker on the UCI_Elo scale, 20 is full strength; UCI_LimitStrength wins"),
+    Option("Debug Log File", "string", "",
+           help="append every line read ('>> ') and written ('<< ') to this file; empty = no log"),
 ]
 
 

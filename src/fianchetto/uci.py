@@ -9,10 +9,12 @@ Nothing a GUI or a user types can kill the loop: a bad line gets an
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO, Tuple, Union
 
 import chess
 
@@ -33,6 +35,8 @@ MAX_DEPTH = 255
 MAX_MATE = 255
 MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
+#: Stockfish's option of this name: a file that receives every line read and written.
+DEBUG_LOG_OPTION = "Debug Log File"
 
 _GO_NUMBERS = {
     "wtime": MAX_MS, "btime": MAX_MS, "winc": MAX_MS, "binc": MAX_MS,
@@ -210,18 +214,73 @@ def board_diagram(board: Board) -> List[str]:
 
 
 # --- output ----------------------------------------------------------------------------
-class Output:
-    """Thread-safe, line-flushed writer for stdout (or any ``write`` callable)."""
+class Transcript:
+    """``Debug Log File``: every line read (``>> line``) and written (``<< line``),
+    in the order they crossed stdin and stdout, appended to a file and flushed line
+    by line. A write that fails closes the log; :meth:`take_problem` says so, once."""
 
-    def __init__(self, write: Optional[Callable[[str], None]] = None) -> None:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._file: Optional[TextIO] = None
+        self._path = ""
+        self._problem: Optional[str] = None
+
+    def open(self, path: str) -> None:
+        """Log to ``path``, or nowhere when it is empty. OSError or ValueError when the
+        file cannot be opened; the log held before then goes on."""
+        handle = open(os.path.expanduser(path), "a", encoding="utf-8", errors="replace") if path else None
+        with self._lock:
+            old, self._file, self._path = self._file, handle, path
+        if old is not None:
+            with contextlib.suppress(OSError, ValueError):
+                old.close()
+
+    def close(self) -> None:
+        self.open("")
+
+    def read(self, line: str) -> None:
+        self._write(">> ", line)
+
+    def wrote(self, line: str) -> None:
+        self._write("<< ", line)
+
+    def _write(self, prefix: str, line: str) -> None:
+        with self._lock:
+            if self._file is None:
+                return
+            try:
+                self._file.write(f"{prefix}{line}\n")
+                self._file.flush()
+            except (OSError, ValueError) as exc:
+                self._problem = f"{DEBUG_LOG_OPTION}: cannot write to {clip(self._path, 300)} ({exc}); the log is closed"
+                with contextlib.suppress(OSError, ValueError):
+                    self._file.close()
+                self._file = None
+
+    def take_problem(self) -> Optional[str]:
+        """Why the log closed itself, once; None when it did not."""
+        with self._lock:
+            problem, self._problem = self._problem, None
+        return problem
+
+
+class Output:
+    """Thread-safe, line-flushed writer for stdout (or any ``write`` callable); each
+    line also goes to the ``transcript``, first: a GUI's answer to a line is never
+    logged before the line."""
+
+    def __init__(self, write: Optional[Callable[[str], None]] = None, transcript: Optional[Transcript] = None) -> None:
         self._lock = threading.Lock()
         self._write = write
+        self._transcript = transcript
         self.broken = False
 
     def __call__(self, line: str) -> None:
         with self._lock:
             if self.broken:
                 return
+            if self._transcript is not None:
+                self._transcript.wrote(line)
             try:
                 if self._write is not None:
                     self._write(line)
@@ -240,7 +299,8 @@ class UciLoop:
     """Reader loop. ``handle(line)`` acts on one line and returns False on ``quit``."""
 
     def __init__(self, emit: Optional[Callable[[str], None]] = None) -> None:
-        self.emit = Output(emit)
+        self.transcript = Transcript()
+        self.emit = Output(emit, self.transcript)
         self.engine = UciSession(self)
         self.clean_exit = True
 
@@ -274,11 +334,21 @@ class UciLoop:
             if not self.handle(text):
                 break
         self.clean_exit = self.engine.shutdown()
+        self.transcript.close()
         return 0
 
     def handle(self, line: str) -> bool:
         """Act on one line; False means quit. Never raises."""
         received = time.monotonic()
+        self.transcript.read(line.rstrip("\r\n"))
+        going_on = self._act(line, received)
+        problem = self.transcript.take_problem()
+        if problem:
+            self.engine.options.set(DEBUG_LOG_OPTION, "")
+            self.message(problem)
+        return going_on
+
+    def _act(self, line: str, received: float) -> bool:
         tokens = line.split()
         if not tokens:
             return True
@@ -330,9 +400,23 @@ class UciLoop:
     def cmd_setoption(self, args: List[str]) -> None:
         try:
             name, value = parse_setoption(args)
+            if self.engine.options.spec(name).name == DEBUG_LOG_OPTION:
+                self._open_log(value)
             self.engine.set_option(name, value)
         except OptionError as exc:
             self.message(str(exc))
+
+    def _open_log(self, text: Optional[str]) -> None:
+        """Start, move or end the ``Debug Log File``; OptionError (the log held before
+        going on) when the file cannot be opened."""
+        path = str(self.engine.options.spec(DEBUG_LOG_OPTION).parse(text))
+        try:
+            self.transcript.open(path)
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            kept = self.engine.options[DEBUG_LOG_OPTION] or "no log"
+            raise OptionError(f"{DEBUG_LOG_OPTION}: cannot open {clip(path, 300)} ({clip(why, 100)}); "
+                              f"keeping {clip(str(kept), 300)}") from None
 
     def cmd_ucinewgame(self, args: List[str]) -> None:
         self.engine.new_game()
