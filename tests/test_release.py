@@ -216,3 +216,37 @@ def test_ci_runs_exactly_the_readme_test_command_in_a_fresh_venv():
     command = section.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
     assert command.startswith("python3 -m venv ") and "pytest" in command
     assert command in ci.read_text().splitlines()
+
+
+# --- the README's option table --------------------------------------------------------------
+OPTION_ROW = re.compile(r"\| `([^`]+)` \| (\w+)(?: (-?\d+)\.\.(-?\d+))? \|([^|]*)\|")
+
+
+def readme_option_rows() -> dict:
+    """name -> (type, min, max, default) of each row of the README's "Options" table."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Options\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        match = OPTION_ROW.match(line)
+        if match:
+            assert match.group(1) not in rows, f"{match.group(1)} has two rows"
+            rows[match.group(1)] = (match.group(2), match.group(3), match.group(4), match.group(5).strip())
+    return rows
+
+
+def test_the_readme_documents_every_uci_option_as_the_engine_declares_it():
+    from fianchetto.options import OPTION_TABLE
+
+    rows = readme_option_rows()
+    assert set(rows) == {option.name for option in OPTION_TABLE}
+    for option in OPTION_TABLE:
+        kind, low, high, default = rows[option.name]
+        assert kind == option.type, option.name
+        if option.type == "spin":
+            assert (int(low), int(high), int(default)) == (option.min, option.max, option.default), option.name
+        elif option.type == "check":
+            assert default == ("true" if option.default else "false"), option.name
+        elif option.type == "string":
+            assert default == (option.default or "empty"), option.name
+        else:
+            assert default == "", option.name
