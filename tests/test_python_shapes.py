@@ -167,6 +167,35 @@ def test_a_new_search_ends_a_running_stream():
         assert stream.wait().move is not None
 
 
+FINISHED = {"mated": ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", chess.engine.Mate(0), (0, 0, 1000)),
+            "stalemate": ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", chess.engine.Cp(0), (0, 1000, 0))}
+
+
+@pytest.mark.parametrize("kind", sorted(FINISHED))
+def test_a_finished_game_answers_as_python_chess_engines_answer(engines, kind):
+    """As ``SimpleEngine`` with Stockfish: no move, depth 0 and the game's result
+    (python-chess reads Stockfish's ``bestmove (none)`` as None), never an error, so
+    that a loop over a game's positions may end on its last."""
+    fen, score, wdl = FINISHED[kind]
+    board = chess.Board(fen)
+    ours = engines[1]
+    info = ours.analyse(board, chess.engine.Limit(depth=5))
+    assert (info["depth"], info["score"], info["wdl"]) == \
+        (0, chess.engine.PovScore(score, chess.BLACK), chess.engine.PovWdl(chess.engine.Wdl(*wdl), chess.BLACK))
+    assert "pv" not in info and info["nodes"] == 0
+    assert ours.analyse(board, chess.engine.Limit(time=0.1), multipv=3) == [info]
+    played = ours.play(board, chess.engine.Limit(depth=5), info=chess.engine.INFO_SCORE)
+    assert (played.move, played.ponder, played.info["score"]) == (None, None, info["score"])
+    stream = ours.analysis(board)
+    best = stream.wait()
+    assert list(stream) == [info] and (best.move, best.ponder) == (None, None)
+    assert stream.info == info
+    uci = engines[0].analyse(board, chess.engine.Limit(depth=5))         # the UCI engine says the same
+    assert (uci["depth"], uci["score"], uci["wdl"]) == (info["depth"], info["score"], info["wdl"])
+    with pytest.raises(ValueError, match="game is over"):
+        ours.analyse(board, depth=5)                 # keyword limits ask for a best move: there is none
+
+
 def test_options_and_configure():
     with Engine() as engine:
         assert set(engine.options) == {"Hash", "Threads", "EvalFile", "SyzygyPath", "SyzygyProbeLimit",

@@ -471,6 +471,17 @@ def test_no_legal_move_gives_bestmove_0000(shared):
     assert re.match(r"^info depth 0 score cp 0\b", lines[-2]), lines
 
 
+def test_a_finished_game_reports_its_exact_result_with_show_wdl(uci):
+    """Mated: a loss for certain; stalemated: a draw for certain (not the model's
+    guess for a level position)."""
+    uci.send("setoption name UCI_ShowWDL value true")
+    for fen, expected in (("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "score mate 0 wdl 0 0 1000"),
+                          ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "score cp 0 wdl 0 1000 0")):
+        uci.send(f"position fen {fen}")
+        lines, best, _ = uci.go("go depth 3")
+        assert best == "0000" and lines[-2].startswith(f"info depth 0 {expected} "), lines
+
+
 # ---------------------------------------------------------------------------
 # Threads: latencies, stop, infinite, ponder
 # ---------------------------------------------------------------------------

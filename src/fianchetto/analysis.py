@@ -32,6 +32,7 @@ or of none, never see each other's tables.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import warnings
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ import chess
 import chess.engine
 
 from fianchetto.board import Board
-from fianchetto.score import Score, SearchInfo, event_from_core, normalised
+from fianchetto.score import Score, SearchInfo, event_from_core, finished_line, normalised
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
 from fianchetto.tablebase import TablebaseError, Tablebases
 from fianchetto.timeman import plan
@@ -243,8 +244,8 @@ class Engine:
             best, ponder_move, lines, ours = self._search_shaped(board, limit, 1, game, root_moves)
         main = info_dict(lines[1], bool(ours.turn), self.wdl_model, material_of_fen(ours.fen()), info) \
             if info and 1 in lines else {}
-        return chess.engine.PlayResult(chess.Move.from_uci(best), chess.Move.from_uci(ponder_move)
-                                       if ponder_move else None, main)
+        return chess.engine.PlayResult(chess.Move.from_uci(best) if best else None,
+                                       chess.Move.from_uci(ponder_move) if ponder_move else None, main)
 
     def analysis(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
                  multipv: Optional[int] = None, game: object = None, info: chess.engine.Info = chess.engine.INFO_ALL,
@@ -252,7 +253,7 @@ class Engine:
                  options: Optional[Dict[str, Any]] = None) -> AnalysisStream:
         """A search on a thread of its own, until ``limit`` or ``stop()`` (no limit:
         until stopped), used as python-chess's ``SimpleAnalysisResult``."""
-        ours = self._searchable(board)
+        ours = self._position(board)
         limits = core_limits(limit or chess.engine.Limit(), bool(ours.turn), 1 if multipv is None else multipv,
                              infinite=True)
         limits["searchmoves"] = root_move_texts(board, root_moves)
@@ -277,8 +278,9 @@ class Engine:
                 clock: Optional[float] = None, increment: float = 0.0) -> Any:
         """With a ``chess.engine.Limit``: python-chess's ``InfoDict`` (a list, best first,
         when ``multipv`` is given). With keyword limits (``movetime``, ``clock`` and
-        ``increment`` in seconds): an :class:`Analysis`. ValueError for an illegal or
-        finished position or a bad limit."""
+        ``increment`` in seconds): an :class:`Analysis`. ValueError for an illegal
+        position or a bad limit. A finished game gets depth 0 and its result with a
+        Limit (as python-chess's engines answer), ValueError with keyword limits."""
         if limit is None:
             return self._analyse_keywords(board, depth, nodes, movetime, 1 if multipv is None else multipv, clock,
                                           increment)
@@ -301,7 +303,7 @@ class Engine:
 
     def _search_shaped(self, board: Union[Board, chess.Board], limit: chess.engine.Limit, multipv: int,
                        game: object, root_moves: Optional[Sequence[chess.Move]]):
-        ours = self._searchable(board)
+        ours = self._position(board)
         limits = core_limits(limit, bool(ours.turn), multipv)
         limits["searchmoves"] = root_move_texts(board, root_moves)
         self._end_stream()
@@ -319,16 +321,21 @@ class Engine:
             closing[event.multipv or 1] = event
 
         best, ponder = self._run(ours, limits, on_line, final_only=True)
-        if not closing or best is None:
+        if not closing or (best is None and ours.legal_moves()):
             raise RuntimeError("the search reported no line")
         return best, ponder, closing, self._nodes
 
     def _run(self, ours: Board, limits: Dict[str, Any], on_line: Any, final_only: bool = False):
         """One search under the lock; each reported line with a PV (with ``final_only``,
         each line of the closing report) goes to ``on_line`` as a SearchInfo. A root
-        the tables decide is played without searching, as the UCI engine plays it."""
+        the tables decide is played without searching, as the UCI engine plays it; a
+        finished game reports its result and has no move (None, None)."""
         with self._lock:
             search = self._open_search()
+            if not ours.legal_moves():
+                self._nodes = 0
+                on_line(dataclasses.replace(finished_line(ours.is_check()), final=True))
+                return None, None
             decision = self._tablebases.root(ours, int(self._values["SyzygyProbeLimit"]),
                                              bool(self._values["Syzygy50MoveRule"]))
             root_plan = decision.plan(limits.get("searchmoves")) if decision is not None else None
@@ -362,11 +369,18 @@ class Engine:
             return self._run(ours, limits, on_line)
 
     def _searchable(self, board: Union[Board, chess.Board]) -> Board:
-        self._open_search()
-        ours = as_board(board)
+        """The position for the keyword limits, which ask for a best move: ValueError
+        when the game is over."""
+        ours = self._position(board)
         if not ours.legal_moves():
             raise ValueError("the game is over: no legal move in this position")
         return ours
+
+    def _position(self, board: Union[Board, chess.Board]) -> Board:
+        """The position for python-chess's face, which answers a finished game as
+        python-chess's engines do (depth 0, the result, no move)."""
+        self._open_search()
+        return as_board(board)
 
     def _new_game(self, game: object) -> None:
         """A ``game`` other than the last one's forgets the table and history, as

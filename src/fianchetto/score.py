@@ -140,6 +140,12 @@ class SearchInfo:
                    effort=report.effort, partial=report.partial)
 
 
+def finished_line(in_check: bool) -> SearchInfo:
+    """The report of a position without a legal move, as Stockfish gives it: depth 0
+    and the game's result, mated (``mate 0``) or stalemate (``cp 0``), both certain."""
+    return SearchInfo(depth=0, score=Score.mate(0) if in_check else Score.cp(0), nodes=0, time=0, proven=True)
+
+
 @dataclass(frozen=True)
 class CurrMove:
     """The root move the search is on (reported in long searches)."""

@@ -38,7 +38,7 @@ from fianchetto.evaluation import EvaluationChoice, NetworkError
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, TablebaseError, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
-from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core, normalised
+from fianchetto.score import CurrMove, Event, Score, SearchInfo, event_from_core, finished_line, normalised
 from fianchetto.timeman import NO_LIMITS, TimeLimits, plan_for_side
 from fianchetto.tuning import apply as apply_tunable, is_tunable, tunable_options
 from fianchetto.wdl import DEFAULT_MODEL, WdlModel, material_of_fen
@@ -140,7 +140,8 @@ class _Job:
         Mates and tablebase verdicts keep their scores and get an exact WDL."""
         if event.score is None:
             return event
-        shown, wdl = normalised(event.score, self.wdl_model, self.material, proven=self.tb_score_cp is not None)
+        shown, wdl = normalised(event.score, self.wdl_model, self.material,
+                                proven=event.proven or self.tb_score_cp is not None)
         return dataclasses.replace(event, score=shown, wdl=wdl if self.show_wdl else None)
 
     def worth_sending(self, event: SearchInfo) -> bool:
@@ -555,8 +556,7 @@ class UciSession:
     def _run_search(self, job: _Job) -> Tuple[Optional[str], Optional[str]]:
         board = job.board
         if not board.legal_moves():
-            score = Score.mate(0) if board.is_check() else Score.cp(0)
-            job.last_exact_line = SearchInfo(depth=0, score=score, nodes=0, time=0)
+            job.last_exact_line = finished_line(board.is_check())
             return None, None
         decided = self._root_decision(job, job.roots)
         if isinstance(decided, str):
