@@ -32,10 +32,9 @@ or of none, never see each other's tables.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import threading
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import chess
@@ -334,7 +333,7 @@ class Engine:
             search = self._open_search()
             if not ours.legal_moves():
                 self._nodes = 0
-                on_line(dataclasses.replace(finished_line(ours.is_check()), final=True))
+                on_line(replace(finished_line(ours.is_check()), final=True))
                 return None, None
             decision = self._tablebases.root(ours, int(self._values["SyzygyProbeLimit"]),
                                              bool(self._values["Syzygy50MoveRule"]))
