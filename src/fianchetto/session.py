@@ -137,7 +137,8 @@ class _Job:
     def presented(self, event: SearchInfo) -> SearchInfo:
         """``event`` as the GUI sees it: centipawns normalised by the WDL model (100 =
         a 50% chance to win at the root's material), and the WDL when asked for.
-        Mates and tablebase verdicts keep their scores and get an exact WDL."""
+        Mates, tablebase verdicts and other certain results (a stalemate: ``proven``)
+        keep their scores and get an exact WDL."""
         if event.score is None:
             return event
         shown, wdl = normalised(event.score, self.wdl_model, self.material,
