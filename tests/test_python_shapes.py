@@ -192,6 +192,7 @@ def test_a_finished_game_answers_as_python_chess_engines_answer(engines, kind):
     assert stream.info == info
     uci = engines[0].analyse(board, chess.engine.Limit(depth=5))         # the UCI engine says the same
     assert (uci["depth"], uci["score"], uci["wdl"]) == (info["depth"], info["score"], info["wdl"])
+    assert engines[0].play(board, chess.engine.Limit(depth=5)).move is None    # bestmove (none), no null move
     with pytest.raises(ValueError, match="game is over"):
         ours.analyse(board, depth=5)                 # keyword limits ask for a best move: there is none
 

@@ -459,15 +459,16 @@ def test_mated_side_reports_negative_mate(shared):
     assert (final.group("kind"), int(final.group("score"))) == ("mate", -1), lines[-2]
 
 
-def test_no_legal_move_gives_bestmove_0000(shared):
-    # Checkmated (fool's mate) and stalemated.
+def test_no_legal_move_gives_bestmove_none(shared):
+    """Checkmated (fool's mate) and stalemated: ``bestmove (none)``, Stockfish's word,
+    which python-chess reads as no move (``0000`` would be its null move)."""
     shared.send("position startpos moves f2f3 e7e5 g2g4 d8h4")
     lines, best, ponder = shared.go("go depth 5")
-    assert best == "0000" and ponder is None
+    assert best == "(none)" and ponder is None
     assert re.match(r"^info depth 0 score mate 0\b", lines[-2]), lines
     shared.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
     lines, best, _ = shared.go("go movetime 100")
-    assert best == "0000"
+    assert best == "(none)"
     assert re.match(r"^info depth 0 score cp 0\b", lines[-2]), lines
 
 
@@ -479,7 +480,7 @@ def test_a_finished_game_reports_its_exact_result_with_show_wdl(uci):
                           ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "score cp 0 wdl 0 1000 0")):
         uci.send(f"position fen {fen}")
         lines, best, _ = uci.go("go depth 3")
-        assert best == "0000" and lines[-2].startswith(f"info depth 0 {expected} "), lines
+        assert best == "(none)" and lines[-2].startswith(f"info depth 0 {expected} "), lines
 
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ sequence in bursts, each in one write, as a script does (between bursts it waits
 for ``readyok`` or a fifth of a second, so that a ``stop`` can also reach a
 search well under way). Checked: exactly one ``bestmove`` per
 ``go``, in order, each legal in the position that ``go`` was given (inside its
-``searchmoves`` when any is legal), ``0000`` only without legal moves; every
+``searchmoves`` when any is legal), ``(none)`` only without legal moves; every
 ``info`` and ``bestmove`` line well formed; a clean exit on ``quit``.
 
 ``FIANCHETTO_FUZZ_EXAMPLES`` and ``FIANCHETTO_FUZZ_FIRST`` set the seeds, as for
@@ -39,7 +39,7 @@ GOS = ["go infinite", "go ponder", "go depth 3", "go movetime 50", "go nodes 200
 #: ``pause``: send what came before and wait 0.2 s (a search gets well under way).
 EXTRAS = ["sync", "sync", "pause", "pause", "isready", "ponderhit", "stop", "d", "eval", "flip", "ucinewgame",
           "position startpos moves e2e4", "position fen 8/8/4k3/8/8/3BK3/8/8 w - - 0 1",
-          "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",       # stalemate: bestmove 0000
+          "position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",       # stalemate: bestmove (none)
           "setoption name MultiPV value 2", "setoption name Hash value 2",
           "setoption name Threads value 2", "setoption name Clear Hash",
           "setoption name Use NNUE value false", "setoption name UCI_ShowWDL value true",
@@ -125,7 +125,7 @@ def test_a_burst_of_first_commands_gets_one_legal_bestmove_per_go(seed):
             best = line.split()[1]
             legal = {move.uci() for move in board.legal_moves}
             if not legal:
-                assert best == "0000", (line, board.fen())
+                assert best == "(none)", (line, board.fen())
             else:
                 assert best in (allowed or legal), (line, board.fen(), allowed)
         assert engine.quit() == 0

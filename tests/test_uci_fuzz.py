@@ -14,7 +14,7 @@ checks the invariants after every step:
 * exactly one ``bestmove`` per ``go``, none while ``go infinite``/``go ponder``
   waits, none after a stale ``stop``;
 * every ``bestmove`` and every ``pv`` move is legal in the position that ``go``
-  was given (and inside ``searchmoves``), ``0000`` only without legal moves;
+  was given (and inside ``searchmoves``), ``(none)`` only without legal moves;
 * no stdout line outside the UCI grammar.
 
 ``FIANCHETTO_FUZZ_EXAMPLES`` sets the number of examples (default 30) and
@@ -208,10 +208,10 @@ class Session:
 
     def check_bestmove(self, board: chess.Board, best: str, allowed: Optional[set], lines: List[str]) -> None:
         if not any(board.legal_moves):
-            if best != "0000":
+            if best != "(none)":
                 self.engine.fail(f"bestmove {best} in a position without legal moves")
             return
-        if best == "0000" or chess.Move.from_uci(best) not in board.legal_moves:
+        if best == "(none)" or chess.Move.from_uci(best) not in board.legal_moves:
             self.engine.fail(f"illegal bestmove {best} in {board.fen()}")
         if allowed and best not in allowed:
             self.engine.fail(f"bestmove {best} outside searchmoves {sorted(allowed)}")

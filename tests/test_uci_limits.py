@@ -78,12 +78,12 @@ FIFTY_NO_ZEROING = "8/3k4/8/4p3/4P3/8/8/R5K1 w - - {clock} 150"  # no move can z
 FIFTY_MATE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 150"  # Ra8# is the 100th half-move
 
 def test_grammar_check_accepts_uci_and_rejects_the_rest():
-    for line in ("readyok", "bestmove e2e4 ponder e7e5", "bestmove 0000", "info string anything at all",
+    for line in ("readyok", "bestmove e2e4 ponder e7e5", "bestmove (none)", "info string anything at all",
                  "info depth 3 seldepth 5 multipv 1 score cp -12 upperbound nodes 9 nps 9 hashfull 0 "
                  "tbhits 0 time 1 pv e2e4 e7e5", "info depth 0 score mate 0 nodes 0 tbhits 0 time 0",
                  "info depth 9 currmove a7a8q currmovenumber 3", "id name Fianchetto 1"):
         assert_uci_line(line)
-    for line in ("", "Traceback (most recent call last):", "bestmove e2e4 ponder", "bestmove e9e4",
+    for line in ("", "Traceback (most recent call last):", "bestmove e2e4 ponder", "bestmove e9e4", "bestmove 0000",
                  "info depth x", "info depth 3 score cp", "info depth 3 pv", "info depth 3 frob 2",
                  f"info depth {MAX_PLY + 1} score cp 0", f"info depth 1 seldepth {MAX_PLY + 1} score cp 0",
                  "info depth 3 depth 4", "readyok now", "Nodes searched: 20"):
@@ -166,7 +166,7 @@ class Session:
 def check_outcome(board: chess.Board, go: str, lines: List[str], seconds: float) -> Outcome:
     match = BESTMOVE_RE.match(lines[-1])
     assert match, lines[-1]
-    assert match.group(1) != "0000", f"{go}: bestmove 0000 in {board.fen()}, which has legal moves"
+    assert match.group(1) != "(none)", f"{go}: bestmove (none) in {board.fen()}, which has legal moves"
     best = chess.Move.from_uci(match.group(1))
     assert best in board.legal_moves, f"{go}: illegal bestmove {best} in {board.fen()}"
     ponder = chess.Move.from_uci(match.group(2)) if match.group(2) else None

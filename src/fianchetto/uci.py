@@ -37,6 +37,8 @@ MAX_MS = 2**31 - 1
 MAX_NODES = 2**63 - 1
 #: Stockfish's option of this name: a file that receives every line read and written.
 DEBUG_LOG_OPTION = "Debug Log File"
+#: The bestmove of a position without a legal move (mate or stalemate).
+NO_MOVE = "(none)"
 
 _GO_NUMBERS = {
     "wtime": MAX_MS, "btime": MAX_MS, "winc": MAX_MS, "binc": MAX_MS,
@@ -309,7 +311,9 @@ class UciLoop:
         self.emit(format_info(event))
 
     def bestmove(self, best: Optional[str], ponder: Optional[str]) -> None:
-        line = f"bestmove {best or '0000'}"
+        """``bestmove (none)`` without a legal move, Stockfish's word: python-chess
+        reads it as no move, where ``0000`` would be its null move."""
+        line = f"bestmove {best or NO_MOVE}"
         if best and ponder:
             line += f" ponder {ponder}"
         self.emit(line)

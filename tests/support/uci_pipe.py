@@ -267,7 +267,7 @@ MAX_PLY = _max_ply()
 # ---------------------------------------------------------------------------
 MOVE = r"(?:[a-h][1-8][a-h][1-8][nbrq]?)"
 MOVE_RE = re.compile(rf"^{MOVE}$")
-BESTMOVE_RE = re.compile(rf"^bestmove ({MOVE}|0000)(?: ponder ({MOVE}))?$")
+BESTMOVE_RE = re.compile(rf"^bestmove ({MOVE}|\(none\))(?: ponder ({MOVE}))?$")
 OTHER_UCI = [
     re.compile(r"^readyok$"),
     re.compile(r"^uciok$"),
