@@ -200,7 +200,8 @@ def test_a_finished_game_answers_as_python_chess_engines_answer(engines, kind):
 def test_options_and_configure():
     with Engine() as engine:
         assert set(engine.options) == {"Hash", "Threads", "EvalFile", "SyzygyPath", "SyzygyProbeLimit",
-                                       "SyzygyProbeDepth", "Syzygy50MoveRule"}
+                                       "SyzygyProbeDepth", "Syzygy50MoveRule", "UCI_LimitStrength", "UCI_Elo",
+                                       "Skill Level"}
         assert engine.options["Hash"].default == 16
         engine.configure({"Hash": 32, "Threads": 2})
         assert engine.analyse(chess.Board(), chess.engine.Limit(depth=4))["depth"] == 4

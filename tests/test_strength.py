@@ -115,6 +115,29 @@ def test_no_candidates_is_an_error():
         strength.choose([], 1500)
 
 
+def test_a_limited_search_keeps_the_smaller_node_limit_and_at_least_its_candidates():
+    elo = 1500
+    budget, lines = strength.node_budget(elo), strength.candidates(elo)
+    assert strength.limited_search(0, 1, elo) == (budget, lines)
+    assert strength.limited_search(budget // 2, 1, elo) == (budget // 2, lines)
+    assert strength.limited_search(budget * 2, lines + 2, elo) == (budget, lines + 2)
+
+
+def test_the_line_is_picked_among_the_deepest_candidates():
+    from fianchetto.score import SearchInfo
+
+    def line(depth, cp, move, rank):
+        return SearchInfo(depth=depth, score=Score.cp(cp), pv=[move], multipv=rank)
+
+    shallow = line(5, 900, "a2a3", 3)                     # completed a depth less: never chosen
+    deep = [line(6, 20, "e2e4", 1), line(6, 10, "d2d4", 2)]
+    rng = random.Random(3)
+    chosen = {strength.pick_line(deep + [shallow], strength.MIN_ELO, rng).pv[0] for _ in range(200)}
+    assert chosen == {"e2e4", "d2d4"}
+    assert strength.pick_line([deep[0], shallow], strength.MIN_ELO, rng) is None   # one deepest line: no choice
+    assert strength.pick_line([], strength.MIN_ELO, rng) is None
+
+
 def test_options_are_declared():
     pipe = UciPipe()
     lines = pipe.handshake()
@@ -161,3 +184,57 @@ def test_full_strength_again_when_the_limit_is_off(engine):
     lines, best, _ = engine.go("go depth 6")
     assert all(int(m.group("multipv") or 1) == 1 for m in info_lines(lines))
     assert max(int(m.group("depth")) for m in info_lines(lines)) == 6
+
+
+# ---------------------------------------------------------------------------
+# The in-process Engine plays by the same options
+# ---------------------------------------------------------------------------
+def test_the_in_process_engine_declares_the_uci_engines_strength_options():
+    from fianchetto import Engine
+    from fianchetto.options import OPTION_TABLE
+
+    uci = {option.name: option for option in OPTION_TABLE}
+    with Engine() as engine:
+        for name in ("UCI_LimitStrength", "UCI_Elo", "Skill Level"):
+            ours, theirs = engine.options[name], uci[name]
+            assert (ours.type, ours.default, ours.min, ours.max) == \
+                (theirs.type, theirs.default, theirs.min, theirs.max), name
+
+
+def limited_plays(options, limit, count, **play):
+    from fianchetto import Engine
+
+    board = chess.Board(FEN)
+    with Engine() as engine:
+        engine.configure(options)
+        return [engine.play(board, limit, game=object(), **play) for _ in range(count)]
+
+
+def test_the_in_process_engine_at_a_rating_stays_in_its_budget_and_blurs_its_choice():
+    elo = strength.MIN_ELO
+    plays = limited_plays({"UCI_LimitStrength": True, "UCI_Elo": elo},
+                          chess.engine.Limit(white_clock=60, black_clock=60), 30, info=chess.engine.INFO_ALL)
+    legal = set(chess.Board(FEN).legal_moves)
+    assert all(play.move in legal for play in plays)
+    # the core checks its node limit between batches of nodes
+    assert all(play.info["nodes"] <= strength.node_budget(elo) + 2048 for play in plays)
+    assert all(play.info["pv"][0] == play.move and play.info["multipv"] == 1 for play in plays)
+    assert len({play.move for play in plays}) > 1          # the same search at full strength plays one move
+    full = limited_plays({}, chess.engine.Limit(nodes=strength.node_budget(elo)), 5)
+    assert len({play.move for play in full}) == 1
+
+
+def test_the_in_process_engine_searches_its_candidates_under_a_skill_level():
+    from fianchetto import Engine
+
+    level = 6
+    elo = strength.skill_to_elo(level)
+    with Engine() as engine:
+        engine.configure({"Skill Level": level})
+        with engine.analysis(chess.Board(FEN), chess.engine.Limit(white_clock=60, black_clock=60)) as stream:
+            lines = list(stream)
+        best = stream.wait().move
+    assert max(line.get("multipv", 1) for line in lines) == strength.candidates(elo)
+    assert max(line["nodes"] for line in lines) <= strength.node_budget(elo) + 2048
+    assert best in chess.Board(FEN).legal_moves
+    assert lines[-1]["pv"][0] == best and lines[-1]["multipv"] == 1   # the chosen line closes the stream

@@ -27,11 +27,13 @@ same file share its weights, and no Engine's choice changes another's.
 ``syzygy_path`` (or the ``SyzygyPath`` option) lets an Engine use Syzygy tables
 as the UCI engine does (the root's verdict, probes in the search); each Engine
 loads its own set (:mod:`fianchetto.tablebase`), so Engines of other folders,
-or of none, never see each other's tables.
+or of none, never see each other's tables. ``UCI_LimitStrength``, ``UCI_Elo``
+and ``Skill Level`` play weaker as the UCI engine does (:mod:`fianchetto.strength`).
 """
 from __future__ import annotations
 
 import contextlib
+import random
 import threading
 import warnings
 from dataclasses import dataclass, replace
@@ -40,7 +42,9 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import chess
 import chess.engine
 
+from fianchetto import strength
 from fianchetto.board import Board
+from fianchetto.options import OPTION_TABLE
 from fianchetto.score import Score, SearchInfo, event_from_core, finished_line, normalised
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
 from fianchetto.tablebase import TablebaseError, Tablebases
@@ -140,14 +144,23 @@ def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[fl
 #: Options a python-chess user may ``configure`` (the rest of UCI's are managed or
 #: belong to the UCI engine: MultiPV and UCI_Chess960 follow each call, as
 #: python-chess manages them).
+def _uci_option(name: str) -> chess.engine.Option:
+    """The UCI engine's option of this name, as python-chess describes options."""
+    spec = next(option for option in OPTION_TABLE if option.name == name)
+    return chess.engine.Option(spec.name, spec.type, spec.default, spec.min, spec.max, [])
+
+
 ENGINE_OPTIONS = {
-    "Hash": chess.engine.Option("Hash", "spin", 16, 1, 65536, []),
-    "Threads": chess.engine.Option("Threads", "spin", 1, 1, 256, []),
+    "Hash": _uci_option("Hash"),
+    "Threads": _uci_option("Threads"),
     "EvalFile": chess.engine.Option("EvalFile", "string", "default", None, None, []),
-    "SyzygyPath": chess.engine.Option("SyzygyPath", "string", "", None, None, []),
-    "SyzygyProbeLimit": chess.engine.Option("SyzygyProbeLimit", "spin", 7, 0, 7, []),
-    "SyzygyProbeDepth": chess.engine.Option("SyzygyProbeDepth", "spin", 1, 1, 100, []),
-    "Syzygy50MoveRule": chess.engine.Option("Syzygy50MoveRule", "check", True, None, None, []),
+    "SyzygyPath": _uci_option("SyzygyPath"),
+    "SyzygyProbeLimit": _uci_option("SyzygyProbeLimit"),
+    "SyzygyProbeDepth": _uci_option("SyzygyProbeDepth"),
+    "Syzygy50MoveRule": _uci_option("Syzygy50MoveRule"),
+    "UCI_LimitStrength": _uci_option("UCI_LimitStrength"),
+    "UCI_Elo": _uci_option("UCI_Elo"),
+    "Skill Level": _uci_option("Skill Level"),
 }
 
 
@@ -175,6 +188,7 @@ class Engine:
         self._game: Any = None
         self._tablebases = Tablebases()
         self._nodes = 0                  # the last search's
+        self._rng = random.Random()      # the choice among candidates at a limited strength
         if syzygy_path:
             self._set_option("SyzygyPath", syzygy_path)
 
@@ -344,19 +358,50 @@ class Engine:
                                    time=0, pv=[root_plan.play], tbhits=decision.tbhits, final=True, proven=True))
                 return root_plan.play, None
             proven = root_plan.score_cp if root_plan is not None else None
+            elo = self._limited_elo()
+            candidates: List[SearchInfo] = []      # the closing lines, at a limited strength
 
             def on_info(report: Any) -> None:
-                if final_only and not getattr(report, "final", False):
+                closing = getattr(report, "final", False)
+                if final_only and not closing:
                     return
                 event = event_from_core(report)
                 if isinstance(event, SearchInfo) and event.pv:
-                    on_line(event.with_proven_score(proven))
+                    event = event.with_proven_score(proven)
+                    if elo is not None and closing:
+                        candidates.append(event)
+                    else:
+                        on_line(event)
 
             if root_plan is not None:
                 limits = dict(limits, searchmoves=root_plan.roots)
+            if elo is not None:
+                nodes, multipv = strength.limited_search(limits.get("nodes", 0), limits.get("multipv", 1), elo)
+                limits = dict(limits, nodes=nodes, multipv=multipv)
             best = search.go(ours, info=on_info, **limits, **self._table_limits())
             self._nodes = int(search.nodes)
+            if elo is not None:
+                best = self._weaker_choice(candidates, elo, best, on_line)
             return best
+
+    def _limited_elo(self) -> Optional[int]:
+        """The rating to play at, or None at full strength (as the UCI engine reads
+        ``UCI_LimitStrength``, ``UCI_Elo`` and ``Skill Level``)."""
+        return strength.limited_elo(bool(self._values["UCI_LimitStrength"]), int(self._values["UCI_Elo"]),
+                                    int(self._values["Skill Level"]))
+
+    def _weaker_choice(self, lines: List[SearchInfo], elo: int, best: Tuple[Optional[str], Optional[str]],
+                       on_line: Any) -> Tuple[Optional[str], Optional[str]]:
+        """The move to play at a rating, as the UCI engine picks it: the chosen
+        candidate becomes the one closing line (the others are not lines the engine
+        shows); with fewer than two, the closing lines and the best move stand."""
+        chosen = strength.pick_line(sorted(lines, key=lambda line: line.multipv or 1), elo, self._rng)
+        if chosen is None:
+            for line in lines:
+                on_line(line)
+            return best
+        on_line(replace(chosen, multipv=1))
+        return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)
 
     def _table_limits(self) -> Dict[str, Any]:
         return {"tb_probe_limit": self._tablebases.probe_limit(int(self._values["SyzygyProbeLimit"])),

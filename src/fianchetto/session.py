@@ -604,9 +604,7 @@ class UciSession:
             limits, offset = job.core_limits()
             nodes, multipv = job.params.nodes, int(self.options["MultiPV"])
             if elo is not None:
-                budget = strength.node_budget(elo)
-                nodes = min(nodes, budget) if nodes else budget
-                multipv = max(multipv, strength.candidates(elo))
+                nodes, multipv = strength.limited_search(nodes, multipv, elo)
             job.lines = min(multipv, len(roots) if roots else len(job.board.legal_moves()))
             search.start(
                 job.board,
@@ -643,13 +641,9 @@ class UciSession:
     def _weaker_choice(self, job: _Job, elo: int, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
         """UCI_LimitStrength: pick among the candidates of the deepest completed
         iteration with strength.choose; the chosen line becomes the closing info."""
-        lines = [job.exact_lines[k] for k in sorted(job.exact_lines)]
-        if lines:
-            depth = max(line.depth for line in lines)
-            lines = [line for line in lines if line.depth == depth and line.pv and line.score is not None]
-        if len(lines) < 2:
+        chosen = strength.pick_line([job.exact_lines[k] for k in sorted(job.exact_lines)], elo, self._rng)
+        if chosen is None:
             return best, ponder
-        chosen = lines[strength.choose([line.score for line in lines], elo, self._rng)]
         job.final = dataclasses.replace(chosen, multipv=1, final=False)
         job.final_lines = []      # the other candidates are not lines the engine shows
         return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from fianchetto.score import Score
+from fianchetto.score import Score, SearchInfo
 
 TABLE_PATH = Path(__file__).with_name("strength.json")
 MAX_SKILL_LEVEL = 20
@@ -143,6 +143,28 @@ def choose(scores: Sequence[Score], elo: int, rng: Optional[random.Random] = Non
     spread = noise_cp(elo)
     blurred = [score.as_cp() + rng.gauss(0.0, spread) for score in scores]
     return max(range(len(scores)), key=blurred.__getitem__)
+
+
+def limited_search(nodes: int, multipv: int, elo: int) -> Tuple[int, int]:
+    """The search at this rating: (nodes, multipv) within its node budget (the
+    smaller of the two when the caller limits nodes too) and with at least its
+    candidates as lines."""
+    budget = node_budget(elo)
+    return (min(nodes, budget) if nodes else budget), max(multipv, candidates(elo))
+
+
+def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random] = None) -> Optional[SearchInfo]:
+    """The line to play at this rating among the candidates of the deepest
+    completed depth (`lines` best first); None when fewer than two are there to
+    choose from (the search's own best move stands)."""
+    scored = [line for line in lines if line.pv and line.score is not None]
+    if not scored:
+        return None
+    depth = max(line.depth for line in scored)
+    deepest = [line for line in scored if line.depth == depth]
+    if len(deepest) < 2:
+        return None
+    return deepest[choose([line.score for line in deepest], elo, rng)]
 
 
 def refit_budget(nodes: int, elo_difference: float, elo_per_doubling: float, damping: float = 0.8) -> int:
