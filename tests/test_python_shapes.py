@@ -197,6 +197,29 @@ def test_a_finished_game_answers_as_python_chess_engines_answer(engines, kind):
         ours.analyse(board, depth=5)                 # keyword limits ask for a best move: there is none
 
 
+def test_the_rest_of_simple_engines_calls(engines):
+    """``id``, ``ping``, ``send_opponent_information``, ``send_game_result`` and
+    ``play``'s ``draw_offered`` and ``opponent``: code written for ``SimpleEngine``
+    runs unchanged (a UCI engine without ``UCI_Opponent`` takes the opponent and the
+    result and says nothing)."""
+    uci, ours = engines
+    assert ours.id == uci.id and ours.id["name"].startswith("Fianchetto")
+    board = positions()[0]
+    opponent = chess.engine.Opponent("someone", "BOT", 2400, True)
+    for engine in engines:
+        assert engine.ping() is None
+        assert engine.send_opponent_information(opponent=opponent, engine_rating=2500) is None
+        played = engine.play(board, chess.engine.Limit(depth=5), game=object(), draw_offered=True, opponent=opponent)
+        assert played.move in board.legal_moves
+        assert engine.send_game_result(board, chess.WHITE, "resignation") is None
+    closed = Engine()
+    closed.quit()
+    with pytest.raises(chess.engine.EngineTerminatedError):
+        closed.ping()
+    with pytest.raises(chess.engine.EngineTerminatedError):
+        closed.send_game_result(board)
+
+
 def test_options_and_configure():
     with Engine() as engine:
         assert set(engine.options) == {"Hash", "Threads", "EvalFile", "SyzygyPath", "SyzygyProbeLimit",

@@ -245,12 +245,35 @@ class Engine:
                 self._tablebases.configure(self._values["SyzygyPath"])
             raise chess.engine.EngineError("; ".join(problems))
 
+    @property
+    def id(self) -> Dict[str, str]:
+        """The name and author, as the UCI engine gives them (``id name``, ``id author``)."""
+        from fianchetto.uci import ENGINE_AUTHOR, ENGINE_NAME
+
+        return {"name": ENGINE_NAME, "author": ENGINE_AUTHOR}
+
+    def ping(self) -> None:
+        """python-chess's liveness check: EngineTerminatedError once closed."""
+        self._open_search()
+
+    def send_opponent_information(self, *, opponent: Optional[chess.engine.Opponent] = None,
+                                  engine_rating: Optional[int] = None) -> None:
+        """Taken and unused, as by a UCI engine without ``UCI_Opponent``."""
+        self._open_search()
+
+    def send_game_result(self, board: chess.Board, winner: Optional[chess.Color] = None,
+                         game_ending: Optional[str] = None, game_complete: bool = True) -> None:
+        """Taken and unused: UCI has no word for a game's result."""
+        self._open_search()
+
     def play(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
              game: object = None, info: chess.engine.Info = chess.engine.INFO_NONE, ponder: bool = False,
-             root_moves: Optional[Sequence[chess.Move]] = None, options: Optional[Dict[str, Any]] = None,
+             draw_offered: bool = False, root_moves: Optional[Sequence[chess.Move]] = None,
+             options: Optional[Dict[str, Any]] = None, opponent: Optional[chess.engine.Opponent] = None,
              **limits: Any) -> Any:
-        """With a ``Limit``: python-chess's ``PlayResult`` (``ponder`` is accepted and
-        ignored: nothing searches between calls). With keyword limits: the move (UCI)."""
+        """With a ``Limit``: python-chess's ``PlayResult`` (``ponder``, ``draw_offered``
+        and ``opponent`` are accepted and ignored, as a UCI engine ignores them: nothing
+        searches between calls). With keyword limits: the move (UCI)."""
         if limit is None:
             return self.analyse(board, **limits).best_move
         with self._options(options or {}):
