@@ -141,15 +141,16 @@ def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[fl
     return limits
 
 
-#: Options a python-chess user may ``configure`` (the rest of UCI's are managed or
-#: belong to the UCI engine: MultiPV and UCI_Chess960 follow each call, as
-#: python-chess manages them).
 def _uci_option(name: str) -> chess.engine.Option:
     """The UCI engine's option of this name, as python-chess describes options."""
     spec = next(option for option in OPTION_TABLE if option.name == name)
     return chess.engine.Option(spec.name, spec.type, spec.default, spec.min, spec.max, [])
 
 
+#: Options a python-chess user may ``configure``, declared as the UCI engine
+#: declares them (but EvalFile, whose default here is ``default``). The rest of
+#: UCI's are managed or belong to the UCI engine: MultiPV and UCI_Chess960 follow
+#: each call, as python-chess manages them.
 ENGINE_OPTIONS = {
     "Hash": _uci_option("Hash"),
     "Threads": _uci_option("Threads"),
