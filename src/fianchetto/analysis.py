@@ -382,7 +382,7 @@ class Engine:
                                    time=0, pv=[root_plan.play], tbhits=decision.tbhits, final=True, proven=True))
                 return root_plan.play, None
             proven = root_plan.score_cp if root_plan is not None else None
-            elo = self._limited_elo()
+            elo = strength.rating_of(self._values)
             candidates: List[SearchInfo] = []      # the closing lines, at a limited strength
 
             def on_info(report: Any) -> None:
@@ -408,12 +408,6 @@ class Engine:
                 best = self._weaker_choice(candidates, elo, best, on_line)
             return best
 
-    def _limited_elo(self) -> Optional[int]:
-        """The rating to play at, or None at full strength (as the UCI engine reads
-        ``UCI_LimitStrength``, ``UCI_Elo`` and ``Skill Level``)."""
-        return strength.limited_elo(bool(self._values["UCI_LimitStrength"]), int(self._values["UCI_Elo"]),
-                                    int(self._values["Skill Level"]))
-
     def _weaker_choice(self, lines: List[SearchInfo], elo: int, best: Tuple[Optional[str], Optional[str]],
                        on_line: Any) -> Tuple[Optional[str], Optional[str]]:
         """The move to play at a rating, as the UCI engine picks it: the chosen
@@ -425,7 +419,7 @@ class Engine:
                 on_line(line)
             return best
         on_line(replace(chosen, multipv=1))
-        return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)
+        return chosen.best_and_ponder
 
     def _table_limits(self) -> Dict[str, Any]:
         return {"tb_probe_limit": self._tablebases.probe_limit(int(self._values["SyzygyProbeLimit"])),

@@ -122,6 +122,11 @@ class SearchInfo:
         """The first (or only) principal variation."""
         return self.multipv in (None, 1)
 
+    @property
+    def best_and_ponder(self) -> Tuple[str, Optional[str]]:
+        """The line's first move and the reply it expects (None when the line ends)."""
+        return self.pv[0], (self.pv[1] if len(self.pv) > 1 else None)
+
     def with_proven_score(self, score_cp: Optional[int]) -> "SearchInfo":
         """This line with the tables' score ``score_cp`` (a root they call drawn, or a
         win or loss the fifty-move rule spoils) in place of the search's centipawns;

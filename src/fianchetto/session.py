@@ -562,7 +562,7 @@ class UciSession:
         decided = self._root_decision(job, job.roots)
         if isinstance(decided, str):
             return decided, None
-        elo = self._limited_elo()
+        elo = strength.rating_of(self.options)  # type: ignore[arg-type]
         best, ponder = self._run_core(job, decided, elo)
         if elo is not None and best is not None:
             best, ponder = self._weaker_choice(job, elo, best, ponder)
@@ -632,12 +632,6 @@ class UciSession:
             with job.lock:
                 job.in_core = False
 
-    def _limited_elo(self) -> Optional[int]:
-        """The rating to play at, or None at full strength."""
-        return strength.limited_elo(bool(self.options["UCI_LimitStrength"]),
-                                    int(self.options["UCI_Elo"]),  # type: ignore[arg-type]
-                                    int(self.options["Skill Level"]))  # type: ignore[arg-type]
-
     def _weaker_choice(self, job: _Job, elo: int, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
         """UCI_LimitStrength: pick among the candidates of the deepest completed
         iteration with strength.choose; the chosen line becomes the closing info."""
@@ -646,7 +640,7 @@ class UciSession:
             return best, ponder
         job.final = dataclasses.replace(chosen, multipv=1, final=False)
         job.final_lines = []      # the other candidates are not lines the engine shows
-        return chosen.pv[0], (chosen.pv[1] if len(chosen.pv) > 1 else None)
+        return chosen.best_and_ponder
 
     def _root_moves(self, board: Board, searchmoves: List[str], legal: List[str]) -> Optional[List[str]]:
         """``searchmoves`` in the board's spelling, illegal ones reported and dropped."""

@@ -34,7 +34,7 @@ import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from fianchetto.score import Score, SearchInfo
 
@@ -133,6 +133,12 @@ def limited_elo(limit_strength: bool, uci_elo: int, skill_level: int) -> Optiona
     UCI_LimitStrength is on, else the Skill Level's rating below 20."""
     elo = clamp_elo(uci_elo) if limit_strength else skill_to_elo(skill_level)
     return None if elo >= MAX_ELO else elo
+
+
+def rating_of(options: Mapping[str, Any]) -> Optional[int]:
+    """:func:`limited_elo` of the current values of ``UCI_LimitStrength``,
+    ``UCI_Elo`` and ``Skill Level`` (the UCI engine's options or an Engine's)."""
+    return limited_elo(bool(options["UCI_LimitStrength"]), int(options["UCI_Elo"]), int(options["Skill Level"]))
 
 
 def choose(scores: Sequence[Score], elo: int, rng: Optional[random.Random] = None) -> int:
