@@ -222,9 +222,9 @@ def test_the_rest_of_simple_engines_calls(engines):
 
 def test_options_and_configure():
     with Engine() as engine:
-        assert set(engine.options) == {"Hash", "Threads", "EvalFile", "SyzygyPath", "SyzygyProbeLimit",
-                                       "SyzygyProbeDepth", "Syzygy50MoveRule", "UCI_LimitStrength", "UCI_Elo",
-                                       "Skill Level"}
+        assert set(engine.options) == {"Hash", "Threads", "Clear Hash", "Move Overhead", "EvalFile", "SyzygyPath",
+                                       "SyzygyProbeLimit", "SyzygyProbeDepth", "Syzygy50MoveRule",
+                                       "UCI_LimitStrength", "UCI_Elo", "Skill Level"}
         assert engine.options["Hash"].default == 16
         engine.configure({"Hash": 32, "Threads": 2})
         assert engine.analyse(chess.Board(), chess.engine.Limit(depth=4))["depth"] == 4
@@ -236,6 +236,54 @@ def test_options_and_configure():
         net = engine.analyse(chess.Board(), chess.engine.Limit(depth=4), game=object())
         assert hce["score"] != net["score"] or hce["nodes"] != net["nodes"]
         assert engine._values["EvalFile"] == "default"        # a call's options do not stay
+
+
+def test_clear_hash_empties_the_table_as_the_uci_button_does():
+    """One thread searches deterministically: a repeated search finds the table
+    it left and searches fewer nodes; after ``Clear Hash`` it searches exactly as
+    the first did. A call's own ``Clear Hash`` clears before that search only."""
+    board, limit = positions()[1], chess.engine.Limit(depth=9)
+    with Engine() as engine:
+        first = engine.analyse(board, limit)["nodes"]
+        assert engine.analyse(board, limit)["nodes"] < first
+        engine.configure({"Clear Hash": None})
+        assert engine.analyse(board, limit)["nodes"] == first
+        assert engine.analyse(board, limit, options={"Clear Hash": None})["nodes"] == first
+        assert engine.analyse(board, limit)["nodes"] < first          # not cleared again after the call
+
+
+def test_move_overhead_is_taken_off_the_clock_as_the_uci_engine_takes_it(monkeypatch):
+    """In process there is no pipe, so the default is 0; a caller whose clock is
+    kept elsewhere (a server's) raises it, and the clock is planned with it as
+    ``go wtime`` is planned with the UCI option."""
+    import fianchetto.analysis
+    import fianchetto.shapes
+
+    planned = []
+    real_plan = fianchetto.shapes.plan
+    for module in (fianchetto.shapes, fianchetto.analysis):
+        monkeypatch.setattr(module, "plan", lambda **kw: planned.append(kw["overhead"]) or real_plan(**kw))
+    with Engine() as engine:
+        assert (engine.options["Move Overhead"].default, engine.options["Move Overhead"].max) == (0, 5000)
+        engine.play(chess.Board(), chess.engine.Limit(white_clock=2.0, black_clock=2.0))
+        engine.configure({"Move Overhead": 300})
+        engine.play(chess.Board(), chess.engine.Limit(white_clock=2.0, black_clock=2.0))
+        engine.play(chess.Board(), chess.engine.Limit(time=0.5))
+        engine.play(chess.Board(), clock=2.0)
+        engine.play(chess.Board(), chess.engine.Limit(white_clock=2.0), options={"Move Overhead": 50})
+        with pytest.raises(chess.engine.EngineError):
+            engine.configure({"Move Overhead": -1})
+    assert planned == [0, 300, 300, 300, 50]
+
+
+def test_a_clock_with_move_overhead_plans_the_uci_engines_limits():
+    from fianchetto.shapes import core_limits
+    from fianchetto.timeman import plan
+
+    limits = core_limits(chess.engine.Limit(white_clock=10.0, white_inc=0.1), True, 1, overhead_ms=250)
+    expected = plan(time_left=10_000, increment=100, overhead=250)
+    assert (limits["soft_ms"], limits["hard_ms"]) == (expected.soft_ms, expected.hard_ms)
+    assert limits["hard_ms"] < core_limits(chess.engine.Limit(white_clock=10.0, white_inc=0.1), True, 1)["hard_ms"]
 
 
 def test_keyword_limits_still_return_an_analysis():

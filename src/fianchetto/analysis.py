@@ -117,11 +117,11 @@ def as_board(board: Union[Board, chess.Board]) -> Board:
 
 
 def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[float], multipv: int,
-               clock: Optional[float] = None, increment: float = 0.0) -> Dict[str, Any]:
+               clock: Optional[float] = None, increment: float = 0.0, overhead_ms: int = 0) -> Dict[str, Any]:
     """The core's limits; ValueError for a negative or missing limit. A ``clock``
     (the side to move's time left, seconds, with its ``increment``) is planned as
-    the UCI engine plans ``wtime``/``btime`` (:func:`fianchetto.timeman.plan`, no
-    move overhead) and the search stretches it the same way."""
+    the UCI engine plans ``wtime``/``btime`` (:func:`fianchetto.timeman.plan`, with
+    ``overhead_ms`` as its ``Move Overhead``) and the search stretches it the same way."""
     for name, value in (("depth", depth), ("nodes", nodes), ("movetime", movetime), ("clock", clock)):
         if value is not None and value <= 0:
             raise ValueError(f"{name} must be positive, not {value}")
@@ -136,24 +136,29 @@ def limits_for(depth: Optional[int], nodes: Optional[int], movetime: Optional[fl
         ms = max(1, int(movetime * 1000))
         limits.update(soft_ms=ms, hard_ms=ms)
     elif clock is not None:
-        planned = plan(time_left=int(clock * 1000), increment=int(increment * 1000))
+        planned = plan(time_left=int(clock * 1000), increment=int(increment * 1000), overhead=overhead_ms)
         limits.update(soft_ms=planned.soft_ms, hard_ms=planned.hard_ms, adaptive_time=True)
     return limits
 
 
-def _uci_option(name: str) -> chess.engine.Option:
-    """The UCI engine's option of this name, as python-chess describes options."""
+def _uci_option(name: str, **default: Any) -> chess.engine.Option:
+    """The UCI engine's option of this name, as python-chess describes options
+    (``default=`` when this process's default differs)."""
     spec = next(option for option in OPTION_TABLE if option.name == name)
-    return chess.engine.Option(spec.name, spec.type, spec.default, spec.min, spec.max, [])
+    return chess.engine.Option(spec.name, spec.type, default.get("default", spec.default), spec.min, spec.max, [])
 
 
 #: Options a python-chess user may ``configure``, declared as the UCI engine
-#: declares them (but EvalFile, whose default here is ``default``). The rest of
-#: UCI's are managed or belong to the UCI engine: MultiPV and UCI_Chess960 follow
-#: each call, as python-chess manages them.
+#: declares them but for two defaults: EvalFile's is ``default``, and Move
+#: Overhead's is 0, as no pipe lies between a caller and an Engine (raise it when
+#: the clock is kept elsewhere, a server's). The rest of UCI's are managed or
+#: belong to the UCI engine: MultiPV and UCI_Chess960 follow each call, as
+#: python-chess manages them.
 ENGINE_OPTIONS = {
     "Hash": _uci_option("Hash"),
     "Threads": _uci_option("Threads"),
+    "Clear Hash": _uci_option("Clear Hash"),
+    "Move Overhead": _uci_option("Move Overhead", default=0),
     "EvalFile": chess.engine.Option("EvalFile", "string", "default", None, None, []),
     "SyzygyPath": _uci_option("SyzygyPath"),
     "SyzygyProbeLimit": _uci_option("SyzygyProbeLimit"),
@@ -220,6 +225,9 @@ class Engine:
         value = spec.parse(value)
         with self._lock:
             search = self._open_search()
+            if spec.name == "Clear Hash":
+                search.clear()                                 # a button: nothing to keep
+                return
             if spec.name == "Hash":
                 search.set_hash(value)
             elif spec.name == "Threads":
@@ -292,7 +300,7 @@ class Engine:
         until stopped), used as python-chess's ``SimpleAnalysisResult``."""
         ours = self._position(board)
         limits = core_limits(limit or chess.engine.Limit(), bool(ours.turn), 1 if multipv is None else multipv,
-                             infinite=True)
+                             infinite=True, overhead_ms=self._overhead_ms(options or {}))
         limits["searchmoves"] = root_move_texts(board, root_moves)
         material = material_of_fen(ours.fen())
         convert = lambda event: info_dict(event, bool(ours.turn), self.wdl_model, material, info)  # noqa: E731
@@ -332,7 +340,7 @@ class Engine:
                           movetime: Optional[float], multipv: int, clock: Optional[float],
                           increment: float) -> Analysis:
         ours = self._searchable(board)
-        limits = limits_for(depth, nodes, movetime, multipv, clock, increment)
+        limits = limits_for(depth, nodes, movetime, multipv, clock, increment, self._overhead_ms({}))
         _, _, lines, nodes_done = self._final_lines(ours, limits)
         material = material_of_fen(ours.fen())
         return Analysis([self._line(lines[k], material) for k in sorted(lines)], nodes_done, bool(ours.turn),
@@ -341,7 +349,7 @@ class Engine:
     def _search_shaped(self, board: Union[Board, chess.Board], limit: chess.engine.Limit, multipv: int,
                        game: object, root_moves: Optional[Sequence[chess.Move]]):
         ours = self._position(board)
-        limits = core_limits(limit, bool(ours.turn), multipv)
+        limits = core_limits(limit, bool(ours.turn), multipv, overhead_ms=self._overhead_ms({}))
         limits["searchmoves"] = root_move_texts(board, root_moves)
         self._end_stream()
         self._new_game(game)
@@ -452,10 +460,19 @@ class Engine:
                 self._open_search().clear()
             self._game = game
 
+    def _overhead_ms(self, options: Dict[str, Any]) -> int:
+        """Move Overhead for a call: its own option if it gives one, else the configured."""
+        for name, value in options.items():
+            if self._option_name(name) == "Move Overhead":
+                return int(ENGINE_OPTIONS["Move Overhead"].parse(value))
+        return int(self._values["Move Overhead"])
+
     @contextlib.contextmanager
     def _options(self, options: Dict[str, Any]) -> Iterator[None]:
-        """Options for one call, the configured values restored after it."""
-        before = {name: self._values[self._option_name(name)] for name in options}
+        """Options for one call, the configured values restored after it (a button,
+        pressed before the call, is not pressed again)."""
+        before = {name: self._values[self._option_name(name)] for name in options
+                  if ENGINE_OPTIONS[self._option_name(name)].type != "button"}
         self.configure(options)
         try:
             yield

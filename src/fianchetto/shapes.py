@@ -33,9 +33,11 @@ InfoDict = Dict[str, Any]
 
 
 def core_limits(limit: chess.engine.Limit, white_to_move: bool, multipv: int, *,
-                infinite: bool = False) -> Dict[str, Any]:
+                infinite: bool = False, overhead_ms: int = 0) -> Dict[str, Any]:
     """The core's limits for ``limit``; ValueError for a negative value or, unless
-    ``infinite`` (a stream searches until stopped), for a Limit that limits nothing."""
+    ``infinite`` (a stream searches until stopped), for a Limit that limits nothing.
+    A clock or a time is planned as the UCI engine plans ``go`` with ``overhead_ms``
+    as its ``Move Overhead``."""
     for name in ("time", "depth", "nodes", "mate", "white_clock", "black_clock", "white_inc", "black_inc",
                  "remaining_moves"):
         value = getattr(limit, name)
@@ -55,7 +57,8 @@ def core_limits(limit: chess.engine.Limit, white_to_move: bool, multipv: int, *,
     if limit.time is not None or clock is not None:
         planned = plan(time_left=None if clock is None else int(clock * 1000), increment=int(increment * 1000),
                        movestogo=int(limit.remaining_moves or 0),
-                       movetime=max(1, int(limit.time * 1000)) if limit.time is not None else 0)
+                       movetime=max(1, int(limit.time * 1000)) if limit.time is not None else 0,
+                       overhead=overhead_ms)
         limits.update(soft_ms=planned.soft_ms, hard_ms=planned.hard_ms, adaptive_time=limit.time is None)
     return limits
 
