@@ -384,37 +384,44 @@ class Engine:
             decision = self._tablebases.root(ours, int(self._values["SyzygyProbeLimit"]),
                                              bool(self._values["Syzygy50MoveRule"]))
             root_plan = decision.plan(limits.get("searchmoves")) if decision is not None else None
-            if root_plan is not None and root_plan.play is not None:
+            if root_plan is None:
+                return self._search_root(search, ours, limits, on_line, final_only, proven=None)
+            if root_plan.play is not None:
                 self._nodes = 0
                 on_line(SearchInfo(depth=1, seldepth=1, multipv=1, score=Score.cp(decision.score_cp), nodes=0,
                                    time=0, pv=[root_plan.play], tbhits=decision.tbhits, final=True, proven=True))
                 return root_plan.play, None
-            proven = root_plan.score_cp if root_plan is not None else None
-            elo = strength.rating_of(self._values)
-            candidates: List[SearchInfo] = []      # the closing lines, at a limited strength
+            return self._search_root(search, ours, dict(limits, searchmoves=root_plan.roots), on_line, final_only,
+                                     proven=root_plan.score_cp)
 
-            def on_info(report: Any) -> None:
-                closing = getattr(report, "final", False)
-                if final_only and not closing:
-                    return
-                event = event_from_core(report)
-                if isinstance(event, SearchInfo) and event.pv:
-                    event = event.with_proven_score(proven)
-                    if elo is not None and closing:
-                        candidates.append(event)
-                    else:
-                        on_line(event)
+    def _search_root(self, search: Any, ours: Board, limits: Dict[str, Any], on_line: Any, final_only: bool,
+                     proven: Optional[int]) -> Tuple[Optional[str], Optional[str]]:
+        """The core's search of ``ours`` (the lock held), its lines given the tables'
+        ``proven`` score if any; at a limited strength, the rating's budget and
+        candidates, and the move chosen among them."""
+        elo = strength.rating_of(self._values)
+        candidates: List[SearchInfo] = []      # the closing lines, at a limited strength
 
-            if root_plan is not None:
-                limits = dict(limits, searchmoves=root_plan.roots)
-            if elo is not None:
-                nodes, multipv = strength.limited_search(limits.get("nodes", 0), limits.get("multipv", 1), elo)
-                limits = dict(limits, nodes=nodes, multipv=multipv)
-            best = search.go(ours, info=on_info, **limits, **self._table_limits())
-            self._nodes = int(search.nodes)
-            if elo is not None:
-                best = self._weaker_choice(candidates, elo, best, on_line)
-            return best
+        def on_info(report: Any) -> None:
+            closing = getattr(report, "final", False)
+            if final_only and not closing:
+                return
+            event = event_from_core(report)
+            if isinstance(event, SearchInfo) and event.pv:
+                event = event.with_proven_score(proven)
+                if elo is not None and closing:
+                    candidates.append(event)
+                else:
+                    on_line(event)
+
+        if elo is not None:
+            nodes, multipv = strength.limited_search(limits.get("nodes", 0), limits.get("multipv", 1), elo)
+            limits = dict(limits, nodes=nodes, multipv=multipv)
+        best = search.go(ours, info=on_info, **limits, **self._table_limits())
+        self._nodes = int(search.nodes)
+        if elo is not None:
+            best = self._weaker_choice(candidates, elo, best, on_line)
+        return best
 
     def _weaker_choice(self, lines: List[SearchInfo], elo: int, best: Tuple[Optional[str], Optional[str]],
                        on_line: Any) -> Tuple[Optional[str], Optional[str]]:
