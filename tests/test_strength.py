@@ -138,6 +138,16 @@ def test_the_line_is_picked_among_the_deepest_candidates():
     assert strength.pick_line([], strength.MIN_ELO, rng) is None
 
 
+def test_the_played_line_heads_the_closing_lines_and_no_move_is_named_twice():
+    from fianchetto.score import SearchInfo
+
+    lines = [SearchInfo(depth=6, score=Score.cp(30 - rank), pv=[move, "e7e5"], multipv=rank)
+             for rank, move in enumerate(["e2e4", "d2d4", "c2c4", "g1f3"], start=1)]
+    shown = strength.lines_to_show(lines[::-1], lines[2], 3)
+    assert [(line.pv[0], line.multipv) for line in shown] == [("c2c4", 1), ("e2e4", 2), ("d2d4", 3)]
+    assert strength.lines_to_show(lines, lines[0], 1) == [lines[0]]
+
+
 def test_options_are_declared():
     pipe = UciPipe()
     lines = pipe.handshake()
@@ -160,7 +170,8 @@ def test_limited_search_stays_in_its_budget_and_plays_a_legal_move(engine, elo):
     lines, best, _ = engine.go("go wtime 60000 btime 60000")
     assert chess.Move.from_uci(best) in chess.Board(FEN).legal_moves
     infos = info_lines(lines)
-    assert infos and max(int(m.group("multipv") or 1) for m in infos) == strength.candidates(elo)
+    # the candidates are searched, but only the lines MultiPV asks for are shown
+    assert infos and max(int(m.group("multipv") or 1) for m in infos) == 1
     # the core checks its node limit between batches of nodes
     assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
 
@@ -173,8 +184,39 @@ def test_skill_level_limits_the_search_like_its_rating(engine):
     lines, best, _ = engine.go("go wtime 60000 btime 60000")
     assert chess.Move.from_uci(best) in chess.Board(FEN).legal_moves
     infos = info_lines(lines)
-    assert max(int(m.group("multipv") or 1) for m in infos) == strength.candidates(elo)
+    assert max(int(m.group("multipv") or 1) for m in infos) == 1
     assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
+
+
+def last_line_of_each_rank(lines):
+    """What a GUI or python-chess keeps: the last ``info`` line of each multipv rank."""
+    last = {}
+    for match in info_lines(lines):
+        last[int(match.group("multipv") or 1)] = match.group("pv").split()
+    return last
+
+
+@pytest.mark.parametrize("multipv", [1, 3])
+def test_a_limited_search_names_each_move_once_and_heads_its_lines_with_the_move_it_plays(engine, multipv):
+    """The closing lines at a rating: the move played as multipv 1, the other root
+    moves after it, as many lines as MultiPV asks for and none beyond (the extra
+    candidates are the search's own). A GUI keeping each rank's last line then
+    shows each move once, the move played first."""
+    engine.send("setoption name UCI_LimitStrength value true")
+    engine.send(f"setoption name UCI_Elo value {strength.MIN_ELO}")
+    engine.send(f"setoption name MultiPV value {multipv}")
+    engine.send(f"position fen {FEN}")
+    played = []
+    for _ in range(12):
+        engine.send("ucinewgame")
+        lines, best, _ = engine.go("go wtime 60000 btime 60000")
+        shown = last_line_of_each_rank(lines)
+        assert sorted(shown) == list(range(1, multipv + 1))
+        first_moves = [shown[rank][0] for rank in sorted(shown)]
+        assert len(set(first_moves)) == multipv, first_moves
+        assert first_moves[0] == best
+        played.append(best)
+    assert len(set(played)) > 1          # the choice was blurred: not only the best move was played
 
 
 def test_full_strength_again_when_the_limit_is_off(engine):
@@ -234,7 +276,26 @@ def test_the_in_process_engine_searches_its_candidates_under_a_skill_level():
         with engine.analysis(chess.Board(FEN), chess.engine.Limit(white_clock=60, black_clock=60)) as stream:
             lines = list(stream)
         best = stream.wait().move
-    assert max(line.get("multipv", 1) for line in lines) == strength.candidates(elo)
+    assert max(line.get("multipv", 1) for line in lines) == 1             # the candidates are not shown
     assert max(line["nodes"] for line in lines) <= strength.node_budget(elo) + 2048
     assert best in chess.Board(FEN).legal_moves
     assert lines[-1]["pv"][0] == best and lines[-1]["multipv"] == 1   # the chosen line closes the stream
+
+
+def test_the_in_process_engine_at_a_rating_answers_multipv_with_distinct_moves_the_played_one_first():
+    from fianchetto import Engine
+
+    board, limit = chess.Board(FEN), chess.engine.Limit(white_clock=60, black_clock=60)
+    firsts = []
+    with Engine() as engine:
+        engine.configure({"UCI_LimitStrength": True, "UCI_Elo": strength.MIN_ELO})
+        for _ in range(12):
+            infos = engine.analyse(board, limit, multipv=3, game=object())
+            assert [info["multipv"] for info in infos] == [1, 2, 3]
+            assert len({info["pv"][0] for info in infos}) == 3
+            firsts.append(infos[0]["pv"][0])
+        with engine.analysis(board, limit, multipv=2, game=object()) as stream:
+            streamed = list(stream)
+        assert max(info.get("multipv", 1) for info in streamed) == 2
+        assert stream.wait().move == stream.multipv[0]["pv"][0]
+    assert len(set(firsts)) > 1

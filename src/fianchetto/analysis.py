@@ -400,6 +400,7 @@ class Engine:
         ``proven`` score if any; at a limited strength, the rating's budget and
         candidates, and the move chosen among them."""
         elo = strength.rating_of(self._values)
+        shown = limits.get("multipv", 1)       # the lines asked for; more are searched at a rating
         candidates: List[SearchInfo] = []      # the closing lines, at a limited strength
 
         def on_info(report: Any) -> None:
@@ -411,7 +412,7 @@ class Engine:
                 event = event.with_proven_score(proven)
                 if elo is not None and closing:
                     candidates.append(event)
-                else:
+                elif (event.multipv or 1) <= shown:
                     on_line(event)
 
         if elo is not None:
@@ -420,20 +421,23 @@ class Engine:
         best = search.go(ours, info=on_info, **limits, **self._table_limits())
         self._nodes = int(search.nodes)
         if elo is not None:
-            best = self._weaker_choice(candidates, elo, best, on_line)
+            best = self._weaker_choice(candidates, elo, best, shown, on_line)
         return best
 
     def _weaker_choice(self, lines: List[SearchInfo], elo: int, best: Tuple[Optional[str], Optional[str]],
-                       on_line: Any) -> Tuple[Optional[str], Optional[str]]:
+                       shown: int, on_line: Any) -> Tuple[Optional[str], Optional[str]]:
         """The move to play at a rating, as the UCI engine picks it: the chosen
-        candidate becomes the one closing line (the others are not lines the engine
-        shows); with fewer than two, the closing lines and the best move stand."""
+        candidate heads the ``shown`` closing lines, the other root moves' after it
+        (strength.lines_to_show); with fewer than two, the closing lines and the
+        best move stand."""
         chosen = strength.pick_line(sorted(lines, key=lambda line: line.multipv or 1), elo, self._rng)
         if chosen is None:
             for line in lines:
-                on_line(line)
+                if (line.multipv or 1) <= shown:
+                    on_line(line)
             return best
-        on_line(replace(chosen, multipv=1))
+        for line in strength.lines_to_show(lines, chosen, shown):
+            on_line(line)
         return chosen.best_and_ponder
 
     def _table_limits(self) -> Dict[str, Any]:

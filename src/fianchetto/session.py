@@ -117,6 +117,9 @@ class _Job:
         self.final: Optional[SearchInfo] = None
         self.final_lines: List[SearchInfo] = []    # the core's closing report, multipv 2 on
         self.lines = 1                   # the lines (MultiPV) the core reports
+        #: The lines the GUI sees (MultiPV): fewer than the core's at a limited
+        #: strength, whose extra candidates are the search's own.
+        self.shown = 1
         self.last_sent: Optional[tuple] = None
         self.last_sent_ms = 0
         self.thread: Optional[threading.Thread] = None
@@ -606,6 +609,7 @@ class UciSession:
             if elo is not None:
                 nodes, multipv = strength.limited_search(nodes, multipv, elo)
             job.lines = min(multipv, len(roots) if roots else len(job.board.legal_moves()))
+            job.shown = min(job.lines, int(self.options["MultiPV"]))
             search.start(
                 job.board,
                 depth=1 if job.stop_requested else job.params.depth,
@@ -634,12 +638,14 @@ class UciSession:
 
     def _weaker_choice(self, job: _Job, elo: int, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
         """UCI_LimitStrength: pick among the candidates of the deepest completed
-        iteration with strength.choose; the chosen line becomes the closing info."""
+        iteration with strength.choose; the chosen line heads the closing lines,
+        the other root moves' after it (strength.lines_to_show)."""
         chosen = strength.pick_line([job.exact_lines[k] for k in sorted(job.exact_lines)], elo, self._rng)
         if chosen is None:
             return best, ponder
-        job.final = dataclasses.replace(chosen, multipv=1, final=False)
-        job.final_lines = []      # the other candidates are not lines the engine shows
+        closing = ([job.final] if job.final is not None else []) + job.final_lines
+        job.final, *job.final_lines = strength.lines_to_show(closing, dataclasses.replace(chosen, final=False),
+                                                             job.shown)
         return chosen.best_and_ponder
 
     def _root_moves(self, board: Board, searchmoves: List[str], legal: List[str]) -> Optional[List[str]]:
@@ -681,7 +687,9 @@ class UciSession:
             event = job.reported(event)
             with job.lock:
                 job.record(event)
-            if event.final or (event.is_main_line and not job.worth_sending(event)):
+            if event.final or (event.multipv or 1) > job.shown:
+                return
+            if event.is_main_line and not job.worth_sending(event):
                 return
             self.listener.info(job.presented(event))
         except Exception as exc:  # noqa: BLE001 - never let output kill the search

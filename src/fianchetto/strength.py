@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
@@ -171,6 +171,16 @@ def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random
     if len(deepest) < 2:
         return None
     return deepest[choose([line.score for line in deepest], elo, rng)]
+
+
+def lines_to_show(lines: Sequence[SearchInfo], chosen: SearchInfo, shown: int) -> List[SearchInfo]:
+    """The closing lines of a search at a rating: the ``chosen`` line as multipv 1,
+    then the other root moves' ``lines`` in their order, ranked 2 on, ``shown``
+    (the MultiPV asked for) in all. Each root move is named once, and a GUI that
+    keeps each rank's last line shows the move played first."""
+    others = [line for line in sorted(lines, key=lambda line: line.multipv or 1)
+              if line.pv and line.pv[0] != chosen.pv[0]]
+    return [replace(line, multipv=rank) for rank, line in enumerate([chosen] + others, start=1)][:shown]
 
 
 def refit_budget(nodes: int, elo_difference: float, elo_per_doubling: float, damping: float = 0.8) -> int:
