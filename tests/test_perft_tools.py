@@ -121,6 +121,24 @@ def test_parse_divide_line_reads_both_spellings():
     assert perft_tools.parse_divide_line("Nodes searched: 20") is None
 
 
+# --- a depth alone ------------------------------------------------------------------------
+def test_a_depth_alone_counts_as_depth_does():
+    """``fianchetto perft 3`` is ``--depth 3``, with ``--fen``, ``--moves`` and
+    ``--divide`` as they are; a depth given twice or a bad FEN exits 2."""
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    alone = run_cli(["perft", "3"])
+    assert alone.returncode == 0, alone.stderr
+    assert "Nodes searched: 8902" in alone.stdout
+    divided = run_cli(["perft", "2", "--fen", fen, "--moves", "e1g1", "--divide"])
+    assert divided.returncode == 0, divided.stderr
+    board = chess.Board(fen)
+    board.push_uci("e1g1")
+    assert f"Nodes searched: {sum(chess_divide(board, 2).values())}" in divided.stdout
+    assert run_cli(["perft", "3", "--depth", "4"]).returncode == 2
+    bad = run_cli(["perft", "3", "--fen", "not a fen"])
+    assert bad.returncode == 2 and "error" in bad.stderr
+
+
 # --- perftree's protocol -------------------------------------------------------------------
 def test_perftree_protocol_matches_python_chess():
     fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"

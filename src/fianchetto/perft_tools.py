@@ -16,6 +16,8 @@ king-to-rook or king-two-squares counts as one move.
 ``FEN ;D1 20 ;D2 400 ...``); ``--suite default`` runs the one that ships with
 the engine (``fianchetto/data/perftsuite.epd``); ``--depth`` caps the depths checked.
 
+``fianchetto perft N`` (a depth alone) is ``--depth N``.
+
 ``fianchetto perft DEPTH FEN [MOVES]`` answers perftree's script protocol
 (``move count`` lines, an empty line, the total), so that perftree can drive it.
 """
@@ -299,8 +301,8 @@ def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="seconds the other engine may take for one answer (default 600)")
     parser.add_argument("--suite", default=None, metavar="FILE",
                         help="check every count of a perft suite ('default': the one shipped)")
-    parser.add_argument("perftree", nargs="*", metavar="DEPTH FEN [MOVES]",
-                        help="perftree's script protocol")
+    parser.add_argument("perftree", nargs="*", metavar="DEPTH [FEN [MOVES]]",
+                        help="a depth alone: --depth; with a FEN: perftree's script protocol")
     return parser
 
 
@@ -315,6 +317,10 @@ def main_perft(args: argparse.Namespace, emit: Emit) -> int:
 
 
 def _dispatch(args: argparse.Namespace, emit: Emit) -> int:
+    if len(args.perftree) == 1 and args.perftree[0].isdigit():
+        if args.depth is not None:
+            raise ValueError(f"the depth is given twice ({args.perftree[0]} and --depth {args.depth})")
+        args.depth, args.perftree = int(args.perftree[0]), []       # ``perft 5``: a depth alone
     if args.perftree:
         if len(args.perftree) not in (2, 3) or not args.perftree[0].isdigit():
             raise ValueError("perftree's protocol is: DEPTH FEN [MOVES]")
