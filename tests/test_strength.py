@@ -9,7 +9,7 @@ import pytest
 
 from fianchetto import strength
 from fianchetto.score import Score
-from support.uci_pipe import UciPipe, info_lines, ready_engine
+from support.uci_pipe import UciPipe, assert_pv_legal, info_lines, ready_engine
 
 # A middlegame with several reasonable moves and some bad ones.
 FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
@@ -205,11 +205,12 @@ def test_a_limited_search_names_each_move_once_and_heads_its_lines_with_the_move
     engine.send("setoption name UCI_LimitStrength value true")
     engine.send(f"setoption name UCI_Elo value {strength.MIN_ELO}")
     engine.send(f"setoption name MultiPV value {multipv}")
-    engine.send(f"position fen {FEN}")
     played = []
     for _ in range(12):
         engine.send("ucinewgame")
+        engine.send(f"position fen {FEN}")
         lines, best, _ = engine.go("go wtime 60000 btime 60000")
+        assert_pv_legal(FEN, lines)
         shown = last_line_of_each_rank(lines)
         assert sorted(shown) == list(range(1, multipv + 1))
         first_moves = [shown[rank][0] for rank in sorted(shown)]
