@@ -31,7 +31,7 @@ from typing import List, Optional
 import chess
 import pytest
 from support.fuzz import Fuzz
-from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line
+from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line, parse_info
 
 EXAMPLES = int(os.environ.get("FIANCHETTO_FUZZ_EXAMPLES", "30"))
 FIRST_SEED = int(os.environ.get("FIANCHETTO_FUZZ_FIRST", "0"))
@@ -69,6 +69,7 @@ OPTION_TEMPLATES = [
     "name Hash value {small}", "name Hash value 1", "name Clear Hash", "name MultiPV value {pv}",
     "name Threads value {threads}", "name Hash value -3", "name Hash value lots", "name NoSuch value 1",
     "name MultiPV value 0", "name Move Overhead value {small}", "name Ponder value true", "value 3",
+    "name UCI_LimitStrength value {flag}", "name UCI_Elo value {elo}", "name Skill Level value {skill}",
 ]
 SIMPLE_STEPS = [("isready",), ("stop",), ("ponderhit",), ("ucinewgame",), ("debug on",), ("debug off",)]
 
@@ -100,6 +101,16 @@ def session_steps(seed: int) -> List[tuple]:
     """One to fourteen steps; a go is twice as likely as each other kind."""
     makers = [position_step, go_step, go_step, option_step, garbage_step, simple_step]
     return Fuzz(seed).list_of(lambda f: f.one_of(*makers), 1, 14)
+
+
+def last_line_of_each_rank(lines: List[str]) -> dict:
+    """The PV a GUI shows at each multipv rank once the search is over: each rank's last."""
+    shown = {}
+    for line in lines:
+        if line.startswith("info") and " pv " in line:
+            info = parse_info(line)
+            shown[int(info.get("multipv", 1))] = list(info["pv"])
+    return shown
 
 
 # --- the model and the driver ----------------------------------------------------------------
@@ -219,9 +230,16 @@ class Session:
             assert_pv_legal(board, lines)
         except AssertionError as error:
             self.engine.fail(str(error))
+        shown = last_line_of_each_rank(lines)
+        if shown and shown.get(1, [best])[0] != best:
+            self.engine.fail(f"bestmove {best} but the last multipv 1 line starts {shown[1][0]}")
+        firsts = [pv[0] for pv in shown.values()]
+        if len(set(firsts)) < len(firsts):
+            self.engine.fail(f"a move at two ranks of the last lines: {shown}")
 
     def step_setoption(self, template: str, small: int) -> None:
-        text = template.format(small=small, pv=1 + small % 3, threads=1 + small % 2)
+        text = template.format(small=small, pv=1 + small % 3, threads=1 + small % 2,
+                               flag="true" if small % 3 else "false", elo=1320 + 60 * small, skill=small % 21)
         self.engine.send("setoption " + text)
 
     def step_text(self, text: str) -> None:
