@@ -9,7 +9,7 @@ import pytest
 
 from fianchetto import strength
 from fianchetto.score import Score
-from support.uci_pipe import UciPipe, assert_pv_legal, info_lines, ready_engine
+from support.uci_pipe import UciPipe, assert_pv_legal, info_lines, last_line_of_each_rank, ready_engine
 
 # A middlegame with several reasonable moves and some bad ones.
 FEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
@@ -186,14 +186,6 @@ def test_skill_level_limits_the_search_like_its_rating(engine):
     infos = info_lines(lines)
     assert max(int(m.group("multipv") or 1) for m in infos) == 1
     assert max(int(m.group("nodes")) for m in infos) <= strength.node_budget(elo) + 2048
-
-
-def last_line_of_each_rank(lines):
-    """What a GUI or python-chess keeps: the last ``info`` line of each multipv rank."""
-    last = {}
-    for match in info_lines(lines):
-        last[int(match.group("multipv") or 1)] = match.group("pv").split()
-    return last
 
 
 @pytest.mark.parametrize("multipv", [1, 3])

@@ -31,7 +31,7 @@ from typing import List, Optional
 import chess
 import pytest
 from support.fuzz import Fuzz
-from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line, parse_info
+from support.uci_pipe import BESTMOVE_LINE, UciPipe, assert_pv_legal, assert_uci_line, last_line_of_each_rank
 
 EXAMPLES = int(os.environ.get("FIANCHETTO_FUZZ_EXAMPLES", "30"))
 FIRST_SEED = int(os.environ.get("FIANCHETTO_FUZZ_FIRST", "0"))
@@ -101,16 +101,6 @@ def session_steps(seed: int) -> List[tuple]:
     """One to fourteen steps; a go is twice as likely as each other kind."""
     makers = [position_step, go_step, go_step, option_step, garbage_step, simple_step]
     return Fuzz(seed).list_of(lambda f: f.one_of(*makers), 1, 14)
-
-
-def last_line_of_each_rank(lines: List[str]) -> dict:
-    """The PV a GUI shows at each multipv rank once the search is over: each rank's last."""
-    shown = {}
-    for line in lines:
-        if line.startswith("info") and " pv " in line:
-            info = parse_info(line)
-            shown[int(info.get("multipv", 1))] = list(info["pv"])
-    return shown
 
 
 # --- the model and the driver ----------------------------------------------------------------

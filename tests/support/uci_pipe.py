@@ -280,6 +280,17 @@ INT_FIELDS = ("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "tbhit
 # ---------------------------------------------------------------------------
 # The UCI grammar of one stdout line
 # ---------------------------------------------------------------------------
+def last_line_of_each_rank(lines: Sequence[str]) -> Dict[int, List[str]]:
+    """The PV a GUI (or python-chess) shows at each multipv rank once the search
+    is over: each rank's last ``info`` line with a PV."""
+    shown: Dict[int, List[str]] = {}
+    for line in lines:
+        if line.startswith("info") and " pv " in line:
+            info = parse_info(line)
+            shown[int(info.get("multipv", 1))] = list(info["pv"])  # type: ignore[arg-type]
+    return shown
+
+
 def parse_info(line: str) -> Dict[str, object]:
     """The fields of one ``info`` line; AssertionError if it is not UCI."""
     tokens = line.split(" ")
