@@ -678,7 +678,8 @@ class UciSession:
 
     def _on_core_event(self, job: _Job, report: Any) -> None:
         """A report from the core: the job records it; the listener gets it unless
-        it is held back or repeats the last line."""
+        it is held back (the closing report), lies beyond the lines shown (a
+        candidate at a limited strength) or repeats the last line."""
         try:
             event = event_from_core(report)
             if isinstance(event, CurrMove):
