@@ -146,10 +146,40 @@ def test_invalid_records_are_refused() -> None:
     bad_code["pieces"][0, 0] = 0x07  # type 7 does not exist
     with pytest.raises(ValueError, match="piece code"):
         decode(bad_code)
+    bad_empty_code = record.copy()
+    bad_empty_code["pieces"][0, 15] = 0x08  # the last two pieces: black and white of type 0
+    with pytest.raises(ValueError, match="piece code"):
+        decode(bad_empty_code)
     bad_stm = record.copy()
     bad_stm["stm"] = 2
     with pytest.raises(ValueError, match="side to move"):
         decode(bad_stm)
+    bad_result = record.copy()
+    bad_result["result"] = 3
+    with pytest.raises(ValueError, match="result"):
+        decode(bad_result)
+
+
+def test_a_record_with_more_than_32_pieces_is_refused_by_its_count() -> None:
+    records = encode_boards([chess.Board(), chess.Board()], [0, 0], [1, 1])
+    records["occupancy"][1] |= 0x0000_FFFF_0000_0000 & ~int(chess.Board().occupied)  # 16 more: 48 squares
+    with pytest.raises(ValueError, match="48 occupied squares"):
+        decode(records)
+
+
+@pytest.mark.parametrize("king_buckets", [0, 1, 4])
+def test_decoded_rows_are_the_boards_features_in_square_order(king_buckets) -> None:
+    """Each row, padding included, is board_features' list (pieces by increasing
+    square, from feature_index), whatever the batch around the record."""
+    boards = sample_boards()
+    records = encode_boards(boards, [0] * len(boards), [1] * len(boards))
+    batch = decode(records, king_buckets)
+    for i, board in enumerate(boards):
+        stm, nstm = board_features(board, king_buckets)
+        assert np.array_equal(batch.stm[i], stm) and np.array_equal(batch.nstm[i], nstm)
+    alone = decode(records[7:8], king_buckets)
+    assert np.array_equal(alone.stm[0], batch.stm[7]) and np.array_equal(alone.nstm[0], batch.nstm[7])
+    assert len(decode(records[:0], king_buckets)) == 0
 
 
 def test_encoding_refuses_out_of_range_labels() -> None:

@@ -226,6 +226,121 @@ ctypedef fused learn_real:
     double
 
 
+# The trainer's decoding of FIANDATA records (fianchetto.learn.data: the layout,
+# and feature_index, the definition this loop follows) into both views' padded
+# feature lists, one pass per record.
+
+cdef enum:
+    RECORD_PIECES = 32          # piece codes a record holds, two to a byte
+    RECORD_PIECES_AT = 8        # where they start, after the occupancy
+    RECORD_RESULT_AT = 26
+    RECORD_STM_AT = 27
+    FEATURE_PAD = 32767         # pads a feature list (learn.data.PAD_FEATURE)
+    VIEW_INPUTS = 768           # inputs of one king bucket
+
+cdef enum DecodeProblem:        # what decode_features found wrong in a batch, as bits
+    RECORD_TOO_MANY_PIECES = 1
+    RECORD_BAD_PIECE_CODE = 2
+    RECORD_BAD_SIDE_TO_MOVE = 4
+    RECORD_BAD_RESULT = 8
+
+DECODE_TOO_MANY_PIECES = RECORD_TOO_MANY_PIECES
+DECODE_BAD_PIECE_CODE = RECORD_BAD_PIECE_CODE
+DECODE_BAD_SIDE_TO_MOVE = RECORD_BAD_SIDE_TO_MOVE
+DECODE_BAD_RESULT = RECORD_BAD_RESULT
+
+
+cdef inline int record_code(const uint8_t* record, int slot) noexcept nogil:
+    """The piece code of the record's slot-th occupied square (low nibble first)."""
+    cdef uint8_t byte = record[RECORD_PIECES_AT + slot // 2]
+    return (byte >> 4) if slot & 1 else (byte & 0x0F)
+
+
+cdef inline uint64_t record_occupancy(const uint8_t* record) noexcept nogil:
+    cdef uint64_t occupancy = 0
+    cdef int k
+    for k in range(8):
+        occupancy |= (<uint64_t>record[k]) << (8 * k)
+    return occupancy
+
+
+cdef int view_features(const uint8_t* record, uint64_t occupancy, int perspective, int king,
+                       const int16_t* layout, int16_t* out) noexcept nogil:
+    """One view's padded feature list; returns RECORD_BAD_PIECE_CODE or 0. With a
+    layout (king buckets) the view mirrors left to right when its king, seen from
+    its side, stands on files e-h, and its bucket offsets every index."""
+    cdef int flip = 0, base = 0, seen, slot = 0, code, kind, square, problem = 0
+    if layout != NULL:
+        seen = king ^ (56 * perspective)
+        flip = 7 if (seen & 7) >= 4 else 0
+        seen ^= flip
+        base = VIEW_INPUTS * layout[(seen >> 3) * 4 + (seen & 7)]
+    while occupancy:
+        square = fc_lsb(occupancy)
+        occupancy &= occupancy - 1
+        code = record_code(record, slot)
+        kind = code & 7
+        if kind == 0 or kind > 6:
+            problem = RECORD_BAD_PIECE_CODE
+        out[slot] = <int16_t>(base + 384 * ((code >> 3) != perspective) + 64 * (kind - 1)
+                              + ((square ^ (56 * perspective)) ^ flip))
+        slot += 1
+    while slot < RECORD_PIECES:
+        out[slot] = FEATURE_PAD
+        slot += 1
+    return problem
+
+
+cdef void record_kings(const uint8_t* record, uint64_t occupancy, int* kings) noexcept nogil:
+    """Each colour's king square (the last one listed; 0 when it has none)."""
+    cdef int slot = 0, code
+    kings[0] = kings[1] = 0
+    while occupancy:
+        code = record_code(record, slot)
+        if code & 7 == 6:
+            kings[code >> 3] = fc_lsb(occupancy)
+        occupancy &= occupancy - 1
+        slot += 1
+
+
+def decode_features(const uint8_t[:, ::1] records, const int16_t[::1] layout, int16_t[:, ::1] out):
+    """Both views' padded feature lists of n 32-byte records: out[i] the side to
+    move's of record i, out[n + i] the other side's, each piece in increasing
+    square order, then padding. An empty layout is the plain 768 inputs; else the
+    king-bucket table of 32 entries. Returns (problems, most pieces): problems
+    are DECODE_* bits, the records are not usable when any is set."""
+    cdef Py_ssize_t n = records.shape[0], i
+    cdef int problems = 0, most = 0, count, stm
+    cdef int kings[2]
+    cdef uint64_t occupancy
+    cdef const uint8_t* record
+    cdef const int16_t* table = &layout[0] if layout.shape[0] else NULL
+    if records.shape[1] != RECORD_BYTES or out.shape[0] != 2 * n or out.shape[1] != RECORD_PIECES:
+        raise ValueError(f"shapes do not fit: records {n}x{records.shape[1]}, out {out.shape[0]}x{out.shape[1]}")
+    if layout.shape[0] not in (0, 32):
+        raise ValueError(f"a king-bucket layout has 32 entries, not {layout.shape[0]}")
+    with nogil:
+        for i in range(n):
+            record = &records[i, 0]
+            occupancy = record_occupancy(record)
+            count = fc_popcount(occupancy)
+            if count > most:
+                most = count
+            stm = record[RECORD_STM_AT]
+            if record[RECORD_RESULT_AT] > 2:
+                problems |= RECORD_BAD_RESULT
+            if stm > 1:
+                problems |= RECORD_BAD_SIDE_TO_MOVE
+                stm = 0
+            if count > RECORD_PIECES:
+                problems |= RECORD_TOO_MANY_PIECES
+                continue
+            record_kings(record, occupancy, kings)
+            problems |= view_features(record, occupancy, stm, kings[stm], table, &out[i, 0])
+            problems |= view_features(record, occupancy, 1 - stm, kings[1 - stm], table, &out[n + i, 0])
+    return problems, most
+
+
 cdef enum:
     MAX_FEATURE_SLOTS = 64      # the longest feature list sparse_accumulate takes whole
 

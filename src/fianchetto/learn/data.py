@@ -18,9 +18,10 @@ rule50     uint8     halfmove clock
 reserved   uint8     0
 =========  ========  ===========================================================
 
-Decoding is vectorised over a whole batch of records: the occupancy bits come
-from :func:`numpy.unpackbits`, and a running count of occupied squares says
-which nibble holds each square's piece.
+Decoding a batch for training is one compiled pass of the core over its
+records (``decode_features``); :func:`feature_index` is its definition in
+numpy, which the reference evaluation of a board uses, and
+:func:`decode_pieces` lists a batch's pieces for the WDL fit.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import chess
 import numpy as np
-from core_cy import network_format
+from core_cy import core, network_format
 
 MAGIC = b"FIANDATA"
 VERSION = 1
@@ -237,43 +238,35 @@ def king_view(oriented_king: np.ndarray, king_buckets: int) -> Tuple[np.ndarray,
     return flip, layout[(mirrored >> 3) * 4 + (mirrored & 7)]
 
 
-def king_squares(row: np.ndarray, square: np.ndarray, code: np.ndarray, size: int) -> np.ndarray:
-    """``(size, 2)``: each record's white and black king square (decode_pieces' output)."""
-    kings = np.zeros((size, 2), dtype=np.int16)
-    is_king = (code & 7) == KING_TYPE
-    kings[row[is_king], code[is_king] >> 3] = square[is_king]
-    return kings
-
-
-#: python-chess's number for a king, the low three bits of a piece code.
-KING_TYPE = 6
-
-
 def decode(records: np.ndarray, king_buckets: int = 0) -> Batch:
     """Decode a batch of records into padded feature lists (of the layout with
-    ``king_buckets``, 0 for architectures 1 and 2) and labels."""
-    row, slot, square, code = decode_pieces(records)
-    colour = code >> 3
-    piece_type = code & 7
-    stm = records["stm"].astype(np.int16)
-    if np.any(stm > 1):
-        raise ValueError("record with side to move other than 0 or 1")
-    if np.any(records["result"] > 2):
-        raise ValueError("record with a result other than 0, 1 or 2")
-    mover = stm[row]
-    size = len(records)
-    stm_features = np.full((size, MAX_PIECES), PAD_FEATURE, dtype=np.int16)
-    nstm_features = np.full((size, MAX_PIECES), PAD_FEATURE, dtype=np.int16)
-    kings = king_squares(row, square, code, size) if king_buckets else np.zeros((size, 2), dtype=np.int16)
-    stm_features[row, slot] = feature_index(colour, piece_type, square, mover, kings[row, mover], king_buckets)
-    nstm_features[row, slot] = feature_index(colour, piece_type, square, 1 - mover, kings[row, 1 - mover],
-                                             king_buckets)
+    ``king_buckets``, 0 for architectures 1 and 2) and labels: one compiled pass
+    of the core (``decode_features``), which follows :func:`feature_index`.
+    Raises ``ValueError`` when a record is not valid."""
+    raw = np.ascontiguousarray(records, dtype=RECORD_DTYPE).view(np.uint8).reshape(-1, RECORD_SIZE)
+    size = len(raw)
+    layout = np.asarray(KING_BUCKET_LAYOUTS[king_buckets] if king_buckets else (), dtype=np.int16)
+    features = np.empty((2 * size, MAX_PIECES), dtype=np.int16)
+    problems, most = core.decode_features(raw, layout, features)
+    if problems:
+        raise ValueError(decode_problem(problems, most))
     return Batch(
-        stm=stm_features,
-        nstm=nstm_features,
+        stm=features[:size],
+        nstm=features[size:],
         score=records["score"].astype(np.float32),
         result=records["result"].astype(np.float32),
     )
+
+
+def decode_problem(problems: int, most: int) -> str:
+    """What is wrong with a batch, from ``decode_features``' bits (the first that applies)."""
+    if problems & core.DECODE_TOO_MANY_PIECES:
+        return f"record with {most} occupied squares (at most {MAX_PIECES})"
+    if problems & core.DECODE_BAD_PIECE_CODE:
+        return "record with an invalid piece code"
+    if problems & core.DECODE_BAD_SIDE_TO_MOVE:
+        return "record with side to move other than 0 or 1"
+    return "record with a result other than 0, 1 or 2"
 
 
 def decode_boards(records: np.ndarray) -> List[chess.Board]:

@@ -198,8 +198,8 @@ def validation_loss(net: FloatNetwork, dataset: Dataset, indices: np.ndarray, la
 
 def decoded_ahead(dataset: Dataset, slices: Iterable[np.ndarray], king_buckets: int = 0) -> Iterator[Batch]:
     """The batches of positions ``slices``, in order, each decoded on a second
-    thread while the caller works on the one before: decoding is numpy and the
-    passes are compiled loops that release the GIL, so on two cores they overlap.
+    thread while the caller works on the one before: decoding and the passes are
+    compiled loops that release the GIL, so on two cores they overlap.
     The batches are the same as decoding them one by one."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="decode") as pool:
         pending = None
