@@ -23,6 +23,7 @@ from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, en
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
+    Adam,
     Progress,
     TrainConfig,
     batch_features,
@@ -455,15 +456,68 @@ def test_the_compiled_output_layer_equals_numpy(dtype, variant) -> None:
     expected_dw = np.zeros((buckets, 2 * h))
     np.add.at(expected_dw, bucket, dy[:, None] * np.concatenate([c[:n] ** 2, c[n:] ** 2], axis=1))
     expected_dacc = np.where(c < 1, 2 * np.concatenate([dy, dy])[:, None] * np.concatenate([w[:, :h], w[:, h:]]) * c, 0)
-    d_out_w, d_out_b = np.zeros_like(out_w), np.zeros_like(out_b)
-    output_backward(acc, out_w, bucket, dy, d_out_w, d_out_b)
+    d_out_w, d_out_b, d_ft_b = np.zeros_like(out_w), np.zeros_like(out_b), np.zeros(h, dtype=dtype)
+    output_backward(acc, out_w, bucket, dy, d_out_w, d_out_b, d_ft_b)
     np.testing.assert_allclose(d_out_w, expected_dw, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(d_out_b, np.bincount(bucket, dy, buckets), rtol=1e-5, atol=1e-8)
     np.testing.assert_allclose(acc, expected_dacc, rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(d_ft_b, expected_dacc.sum(axis=0), rtol=1e-4, atol=1e-7)
+    with pytest.raises(ValueError, match="bias gradient 40"):
+        output_backward(acc, out_w, bucket, dy, d_out_w, d_out_b, np.zeros(40, dtype=dtype))
     with pytest.raises(ValueError, match="shapes"):
         output_forward(np.ascontiguousarray(acc[:, :40]), out_w, out_b, bucket, y)
     with pytest.raises(ValueError, match="bucket 8"):
         output_forward(acc, out_w, out_b, np.full(n, 8, dtype=np.int64), y)
+
+
+def numpy_adam(p, g, m, v, beta1, beta2, step, eps, limit):
+    """The Adam step of the definition, in float64: the parameters, m and v after it."""
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    return np.clip(p - step * m / (np.sqrt(v) + eps), -limit, limit), m, v
+
+
+@pytest.mark.parametrize("variant", dispatch.runnable_variants())
+@pytest.mark.parametrize("size", [1, 37, 4099])
+def test_the_compiled_adam_step_follows_the_definition(size, variant) -> None:
+    """adam_update (vector kernels and their plain tail, in every core variant this
+    CPU runs) against the formulas in float64, over three steps, with the clip
+    biting on some parameters and none (an infinite limit) on others."""
+    module = importlib.import_module(f"core_cy._core_{variant}")
+    rng = np.random.default_rng(size)
+    for limit in (0.3, np.inf):
+        p = rng.uniform(-0.35, 0.35, size).astype(np.float32)
+        p[0] = 0.29                                             # pushed up past 0.3 below
+        m, v = np.zeros(size, dtype=np.float32), np.zeros(size, dtype=np.float32)
+        expected = (p.astype(np.float64), m.astype(np.float64), v.astype(np.float64))
+        for _ in range(3):
+            g = rng.normal(0, 1e-2, size).astype(np.float32)
+            g[0] = -1e-2
+            module.adam_update(p, g, m, v, 0.9, 0.999, 0.05, 1e-8, limit)
+            expected = numpy_adam(*expected[:1], g.astype(np.float64), *expected[1:], 0.9, 0.999, 0.05, 1e-8, limit)
+            np.testing.assert_allclose(p, expected[0], rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(m, expected[1], rtol=1e-5, atol=1e-9)
+            np.testing.assert_allclose(v, expected[2], rtol=1e-5, atol=1e-13)
+        assert np.abs(p).max() <= limit
+        if limit < np.inf:
+            assert np.any(np.abs(p) == np.float32(limit))       # the clip did bite
+    with pytest.raises(ValueError, match="shapes"):
+        module.adam_update(p, g[:-1] if size > 1 else g[:0], m, v, 0.9, 0.999, 0.05, 1e-8, 1.0)
+
+
+def test_adam_keeps_each_array_within_its_limit_and_refuses_copies() -> None:
+    """The trainer's Adam clips each array to its own limit after the step (the
+    output bias is free), and will not update an array it would only update a
+    copy of."""
+    weights, bias = np.zeros((4, 16), dtype=np.float32), np.zeros(3, dtype=np.float32)
+    adam = Adam([weights, bias], [0.5, np.inf])
+    for _ in range(40):
+        adam.step([np.full_like(weights, -1.0), np.full_like(bias, -1.0)], lr=0.1)
+    assert np.all(weights == np.float32(0.5)) and np.all(bias > 0.5)
+    with pytest.raises(ValueError, match="strided"):
+        Adam([np.zeros((16, 4), dtype=np.float32).T])
+    with pytest.raises(ValueError, match="float64"):
+        Adam([np.zeros(4)])
 
 
 class Terminal(io.StringIO):

@@ -454,7 +454,9 @@ def sparse_gradient(const int16_t[:, ::1] features, const learn_real[:, ::1] gra
 cdef extern from "learn/learn_simd.h":
     void fc_f32_sum_rows(float* dst, const float* bias, const float* const* rows, int count, int n) noexcept nogil
     float fc_f32_screlu_dot(const float* acc, const float* w, int n) noexcept nogil
-    void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) noexcept nogil
+    void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float* db, float g, int n) noexcept nogil
+    void fc_f32_adam(float* p, const float* g, float* m, float* v, long n, float b1, float c1, float b2,
+                     float c2, float step, float eps, float clip) noexcept nogil
 
 
 cdef inline double clamp01(double a) noexcept nogil:
@@ -473,18 +475,20 @@ cdef learn_real screlu_dot(const learn_real* acc, const learn_real* w, Py_ssize_
     return <learn_real>total
 
 
-cdef void screlu_backward(learn_real* acc, const learn_real* w, learn_real* d_w, learn_real g,
+cdef void screlu_backward(learn_real* acc, const learn_real* w, learn_real* d_w, learn_real* d_b, learn_real g,
                           Py_ssize_t h) noexcept nogil:
-    """One view's row: d_w += g c^2, and acc = 2 g w c where c = clamp(acc, 0, 1) < 1, else 0."""
+    """One view's row: d_w += g c^2, and acc = 2 g w c where c = clamp(acc, 0, 1) < 1,
+    else 0, which d_b (the first layer's bias gradient) adds."""
     cdef learn_real c
     cdef Py_ssize_t j
     if learn_real is float:
-        fc_f32_screlu_backward(acc, w, d_w, g, <int>h)
+        fc_f32_screlu_backward(acc, w, d_w, d_b, g, <int>h)
         return
     for j in range(h):
         c = <learn_real>clamp01(acc[j])
         d_w[j] += g * c * c
         acc[j] = 2 * g * w[j] * c if c < 1 else 0
+        d_b[j] += acc[j]
 
 
 cdef check_output_shapes(Py_ssize_t rows, Py_ssize_t h, Py_ssize_t n, Py_ssize_t weight_rows,
@@ -516,19 +520,39 @@ def output_forward(const learn_real[:, ::1] acc, const learn_real[:, ::1] out_w,
 
 
 def output_backward(learn_real[:, ::1] acc, const learn_real[:, ::1] out_w, const int64_t[::1] bucket,
-                    const learn_real[::1] dy, learn_real[:, ::1] d_out_w, learn_real[::1] d_out_b):
+                    const learn_real[::1] dy, learn_real[:, ::1] d_out_w, learn_real[::1] d_out_b,
+                    learn_real[::1] d_ft_b):
     """From dL/dy of each position, add the output layer's gradients to d_out_w and
-    d_out_b, and turn acc (the accumulators of output_forward) into dL/d acc, in
-    place: 2 c w dy where c = clamp(acc, 0, 1) is below 1, else 0."""
+    d_out_b, turn acc (the accumulators of output_forward) into dL/d acc, in
+    place: 2 c w dy where c = clamp(acc, 0, 1) is below 1, else 0, and add
+    every row of it to d_ft_b (the first layer's bias gradient)."""
     cdef Py_ssize_t n = dy.shape[0], h = acc.shape[1], i, view
     cdef int64_t b
     check_output_shapes(acc.shape[0], h, n, out_w.shape[0], out_w.shape[1], d_out_b.shape[0], bucket)
-    if d_out_w.shape[0] != out_w.shape[0] or d_out_w.shape[1] != out_w.shape[1]:
+    if d_out_w.shape[0] != out_w.shape[0] or d_out_w.shape[1] != out_w.shape[1] or d_ft_b.shape[0] != h:
         raise ValueError(f"shapes do not fit: output weights {out_w.shape[0]}x{out_w.shape[1]}, "
-                         f"their gradient {d_out_w.shape[0]}x{d_out_w.shape[1]}")
+                         f"their gradient {d_out_w.shape[0]}x{d_out_w.shape[1]}, bias gradient {d_ft_b.shape[0]}")
     with nogil:
         for i in range(n):
             b = bucket[i]
             d_out_b[b] += dy[i]
             for view in range(2):
-                screlu_backward(&acc[i + view * n, 0], &out_w[b, view * h], &d_out_w[b, view * h], dy[i], h)
+                screlu_backward(&acc[i + view * n, 0], &out_w[b, view * h], &d_out_w[b, view * h], &d_ft_b[0],
+                                dy[i], h)
+
+
+def adam_update(float[::1] param, const float[::1] grad, float[::1] m, float[::1] v, double beta1,
+                double beta2, double step, double eps, double clip):
+    """One Adam step of a parameter array, flattened, in one pass (in float32, as
+    numpy's Adam): m = beta1 m + (1 - beta1) grad, v = beta2 v + (1 - beta2) grad^2,
+    param -= step m / (sqrt(v) + eps), then param clipped to [-clip, clip] (clip
+    may be infinite). step is the learning rate with the bias correction."""
+    cdef Py_ssize_t n = param.shape[0]
+    if grad.shape[0] != n or m.shape[0] != n or v.shape[0] != n:
+        raise ValueError(f"shapes do not fit: {n} parameters, {grad.shape[0]} gradients, "
+                         f"{m.shape[0]} and {v.shape[0]} moments")
+    if n == 0:
+        return
+    with nogil:
+        fc_f32_adam(&param[0], &grad[0], &m[0], &v[0], <long>n, <float>beta1, <float>(1.0 - beta1),
+                    <float>beta2, <float>(1.0 - beta2), <float>step, <float>eps, <float>clip)

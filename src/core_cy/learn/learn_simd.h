@@ -5,7 +5,9 @@
  *   fc_f32_sum_rows(dst, bias, rows, count, n) dst = bias + rows[0] + ... + rows[count-1]
  *                                            (bias may be dst: the gradient adds in place)
  *   fc_f32_screlu_dot(acc, w, n)             sum of c^2 w, c = clamp(acc, 0, 1)
- *   fc_f32_screlu_backward(acc, w, dw, g, n) dw += g c^2; acc = 2 g w c where c < 1, else 0
+ *   fc_f32_screlu_backward(acc, w, dw, db, g, n) dw += g c^2; acc = 2 g w c where c < 1, else 0;
+ *                                            db += acc (the first layer's bias gradient)
+ *   fc_f32_adam(p, g, m, v, n, ...)          one Adam step of n parameters, then their clip
  *
  * n is the hidden size: a multiple of 16 for the output layer's two, any for
  * fc_f32_sum_rows. The kernels are written once over a vector of float lanes,
@@ -29,6 +31,24 @@ static inline void fc_f32_sum_rows_plain(float* dst, const float* bias, const fl
     }
 }
 
+#include <math.h>
+
+/* Adam on parameters [from, n): m = b1 m + c1 g, v = b2 v + c2 g^2 (c1 = 1 - b1,
+ * c2 = 1 - b2), p -= step m / (sqrt(v) + eps), then p clamped to [-clip, clip]
+ * (clip may be infinite). step holds the learning rate and the bias correction. */
+static inline void fc_f32_adam_plain(float* p, const float* g, float* m, float* v, long from, long n,
+                                     float b1, float c1, float b2, float c2, float step, float eps,
+                                     float clip) {
+    for (long i = from; i < n; i++) {
+        float mi = b1 * m[i] + c1 * g[i];
+        float vi = b2 * v[i] + c2 * (g[i] * g[i]);
+        float pi = p[i] - step * mi / (sqrtf(vi) + eps);
+        m[i] = mi;
+        v[i] = vi;
+        p[i] = pi < -clip ? -clip : (pi > clip ? clip : pi);
+    }
+}
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 
@@ -38,7 +58,10 @@ typedef __m256 fc_f32vec;
 #define fc_f32_store _mm256_storeu_ps
 #define fc_f32_set _mm256_set1_ps
 #define fc_f32_add _mm256_add_ps
+#define fc_f32_sub _mm256_sub_ps
 #define fc_f32_mul _mm256_mul_ps
+#define fc_f32_div _mm256_div_ps
+#define fc_f32_sqrt _mm256_sqrt_ps
 #define fc_f32_min _mm256_min_ps
 #define fc_f32_max _mm256_max_ps
 #define fc_f32_and _mm256_and_ps
@@ -61,7 +84,10 @@ typedef __m128 fc_f32vec;
 #define fc_f32_store _mm_storeu_ps
 #define fc_f32_set _mm_set1_ps
 #define fc_f32_add _mm_add_ps
+#define fc_f32_sub _mm_sub_ps
 #define fc_f32_mul _mm_mul_ps
+#define fc_f32_div _mm_div_ps
+#define fc_f32_sqrt _mm_sqrt_ps
 #define fc_f32_min _mm_min_ps
 #define fc_f32_max _mm_max_ps
 #define fc_f32_and _mm_and_ps
@@ -90,15 +116,34 @@ static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
     return fc_f32_hsum(fc_f32_add(sum0, sum1));
 }
 
-static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) {
+static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float* db, float g, int n) {
     const fc_f32vec zero = fc_f32_set(0.0f), one = fc_f32_set(1.0f);
     const fc_f32vec gv = fc_f32_set(g), g2 = fc_f32_set(2.0f * g);
     for (int i = 0; i < n; i += FC_F32_LANES) {
         fc_f32vec c = fc_f32_min(fc_f32_max(fc_f32_load(acc + i), zero), one);
         fc_f32_store(dw + i, fc_f32_add(fc_f32_load(dw + i), fc_f32_mul(fc_f32_mul(gv, c), c)));
-        fc_f32vec slope = fc_f32_mul(fc_f32_mul(g2, fc_f32_load(w + i)), c);
-        fc_f32_store(acc + i, fc_f32_and(fc_f32_less(c, one), slope));
+        fc_f32vec slope = fc_f32_and(fc_f32_less(c, one), fc_f32_mul(fc_f32_mul(g2, fc_f32_load(w + i)), c));
+        fc_f32_store(acc + i, slope);
+        fc_f32_store(db + i, fc_f32_add(fc_f32_load(db + i), slope));
     }
+}
+
+static inline void fc_f32_adam(float* p, const float* g, float* m, float* v, long n, float b1, float c1,
+                               float b2, float c2, float step, float eps, float clip) {
+    const fc_f32vec vb1 = fc_f32_set(b1), vc1 = fc_f32_set(c1), vb2 = fc_f32_set(b2), vc2 = fc_f32_set(c2);
+    const fc_f32vec vstep = fc_f32_set(step), veps = fc_f32_set(eps);
+    const fc_f32vec hi = fc_f32_set(clip), lo = fc_f32_set(-clip);
+    long i = 0;
+    for (; i + FC_F32_LANES <= n; i += FC_F32_LANES) {
+        fc_f32vec gi = fc_f32_load(g + i);
+        fc_f32vec mi = fc_f32_add(fc_f32_mul(vb1, fc_f32_load(m + i)), fc_f32_mul(vc1, gi));
+        fc_f32vec vi = fc_f32_add(fc_f32_mul(vb2, fc_f32_load(v + i)), fc_f32_mul(vc2, fc_f32_mul(gi, gi)));
+        fc_f32vec shift = fc_f32_div(fc_f32_mul(vstep, mi), fc_f32_add(fc_f32_sqrt(vi), veps));
+        fc_f32_store(m + i, mi);
+        fc_f32_store(v + i, vi);
+        fc_f32_store(p + i, fc_f32_min(fc_f32_max(fc_f32_sub(fc_f32_load(p + i), shift), lo), hi));
+    }
+    fc_f32_adam_plain(p, g, m, v, i, n, b1, c1, b2, c2, step, eps, clip);
 }
 
 /* dst = bias + rows[0] + ... + rows[count-1] over n floats, FC_F32_SUM_WIDTH at a
@@ -125,6 +170,11 @@ static inline void fc_f32_sum_rows(float* dst, const float* bias, const float* c
     fc_f32_sum_rows_plain(dst, bias, rows, count, 0, n);
 }
 
+static inline void fc_f32_adam(float* p, const float* g, float* m, float* v, long n, float b1, float c1,
+                               float b2, float c2, float step, float eps, float clip) {
+    fc_f32_adam_plain(p, g, m, v, 0, n, b1, c1, b2, c2, step, eps, clip);
+}
+
 static inline float fc_f32_clamp01(float a) { return a < 0.0f ? 0.0f : (a > 1.0f ? 1.0f : a); }
 
 static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
@@ -136,11 +186,12 @@ static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
     return sum;
 }
 
-static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float g, int n) {
+static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw, float* db, float g, int n) {
     for (int i = 0; i < n; i++) {
         float c = fc_f32_clamp01(acc[i]);
         dw[i] += g * c * c;
         acc[i] = c < 1.0f ? 2.0f * g * w[i] * c : 0.0f;
+        db[i] += acc[i];
     }
 }
 

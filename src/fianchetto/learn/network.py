@@ -41,6 +41,7 @@ from the weights and the number of active features.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Sequence, Tuple, Union
@@ -273,10 +274,15 @@ class FloatNetwork(NetworkShape):
     def copy(self) -> "FloatNetwork":
         return FloatNetwork(*(p.copy() for p in self.parameters()), king_buckets=self.king_buckets)
 
+    def clip_limits(self) -> Tuple[float, float, float, float]:
+        """The bound of each of ``parameters()``: every weight and the feature
+        transformer's bias stay in ``[-127/64, 127/64]``, the output bias is free."""
+        return WEIGHT_CLIP, WEIGHT_CLIP, WEIGHT_CLIP, math.inf
+
     def clip_weights(self) -> None:
-        """Clip every weight and the feature-transformer bias to ``[-127/64, 127/64]``."""
-        for array in (self.ft_w, self.ft_b, self.out_w):
-            np.clip(array, -WEIGHT_CLIP, WEIGHT_CLIP, out=array)
+        """Clip each parameter to its limit (clip_limits)."""
+        for array, limit in zip(self.parameters(), self.clip_limits()):
+            np.clip(array, -limit, limit, out=array)
 
     def accumulators(self, features: np.ndarray) -> np.ndarray:
         """Float accumulators ``(B, H)`` for padded feature lists."""

@@ -17,7 +17,7 @@ Measured on 8192 feature lists with H = 256, one thread: 10 ms each, where the
 product with a dense one-hot matrix took 270 and 320 ms. The output layer,
 SCReLU and the dot product forward, its gradients backward, is one compiled
 pass each way too (``output_forward`` and ``output_backward``, vector kernels
-on float32); the loss and Adam are numpy.
+on float32), and so is each array's Adam step; the loss is numpy.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
-from core_cy.core import output_backward, output_forward, sparse_accumulate, sparse_gradient
+from core_cy.core import adam_update, output_backward, output_forward, sparse_accumulate, sparse_gradient
 from fianchetto.learn.data import KING_BUCKET_LAYOUTS, NUM_FEATURES, Batch, Dataset, decode
 from fianchetto.learn.network import (
     OUTPUT_BUCKETS,
@@ -111,10 +111,20 @@ def targets(batch: Batch, lam: float) -> np.ndarray:
 
 
 class Adam:
-    """Adam with bias correction over a list of float32 arrays, updated in place."""
+    """Adam with bias correction over a list of float32 arrays, updated in place,
+    each in one compiled pass (``adam_update`` of the core) that then clips it to
+    its limit (``limits``, one per array; none by default)."""
 
-    def __init__(self, params: Sequence[np.ndarray], beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8) -> None:
+    def __init__(self, params: Sequence[np.ndarray], limits: Optional[Sequence[float]] = None,
+                 beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8) -> None:
         self.params = list(params)
+        for p in self.params:
+            if p.dtype != np.float32 or not p.flags.c_contiguous:
+                raise ValueError(f"Adam updates contiguous float32 arrays in place, not {p.dtype} "
+                                 f"{'contiguous' if p.flags.c_contiguous else 'strided'}")
+        self.limits = [math.inf] * len(self.params) if limits is None else list(limits)
+        if len(self.limits) != len(self.params):
+            raise ValueError(f"{len(self.limits)} limits for {len(self.params)} arrays")
         self.m = [np.zeros_like(p) for p in self.params]
         self.v = [np.zeros_like(p) for p in self.params]
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
@@ -123,12 +133,9 @@ class Adam:
     def step(self, grads: Sequence[np.ndarray], lr: float) -> None:
         self.t += 1
         step_size = lr * math.sqrt(1 - self.beta2**self.t) / (1 - self.beta1**self.t)
-        for p, g, m, v in zip(self.params, grads, self.m, self.v):
-            m *= self.beta1
-            m += (1 - self.beta1) * g
-            v *= self.beta2
-            v += (1 - self.beta2) * (g * g)
-            p -= step_size * m / (np.sqrt(v) + self.eps)
+        for p, g, m, v, limit in zip(self.params, grads, self.m, self.v, self.limits):
+            adam_update(p.reshape(-1), np.ascontiguousarray(g, dtype=np.float32).reshape(-1), m.reshape(-1),
+                        v.reshape(-1), self.beta1, self.beta2, step_size, self.eps, limit)
 
 
 def cosine_lr(base: float, step: int, total: int) -> float:
@@ -172,8 +179,8 @@ def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarr
     dy = np.ascontiguousarray((2.0 / size) * error * prediction * (1.0 - prediction), dtype=acc.dtype)
     d_out_w = np.zeros_like(net.out_w)
     d_out_b = np.zeros_like(net.out_b)
-    output_backward(acc, np.ascontiguousarray(net.out_w), bucket, dy, d_out_w, d_out_b)   # acc: now d acc
-    d_ft_b = acc.sum(axis=0)
+    d_ft_b = np.zeros_like(net.ft_b)
+    output_backward(acc, np.ascontiguousarray(net.out_w), bucket, dy, d_out_w, d_out_b, d_ft_b)   # acc: now d acc
     d_ft_w = np.zeros_like(net.ft_w)
     sparse_gradient(features, acc, d_ft_w)
     return loss, [d_ft_w, d_ft_b, d_out_w, d_out_b]
@@ -343,8 +350,7 @@ def train_epoch(
             mirror_files(batch, np.flatnonzero(rng.random(len(batch)) < 0.5))
         loss, grads = loss_and_gradients(net, batch_features(batch), targets(batch, config.lam),
                                          output_buckets(batch.stm, net.buckets))
-        adam.step(grads, cosine_lr(config.lr, step, total_steps))
-        net.clip_weights()
+        adam.step(grads, cosine_lr(config.lr, step, total_steps))     # and clips the weights
         step += 1
         loss_sum += loss * len(batch)
         progress.update(len(batch), loss)
@@ -460,6 +466,8 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         net = load_float(config.init).with_buckets(config.buckets).with_king_buckets(config.king_buckets)
         if net.hidden != config.hidden:
             raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
+        net = FloatNetwork(*(np.ascontiguousarray(p, dtype=np.float32) for p in net.parameters()),
+                           king_buckets=net.king_buckets)       # as Adam updates them
         net.clip_weights()
     else:
         net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
@@ -468,7 +476,7 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
              f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}"
              + (f", {config.king_buckets} king bucket{'s' if config.king_buckets > 1 else ''} (mirrored)"
                 if config.king_buckets else ""))
-    adam = Adam(net.parameters())
+    adam = Adam(net.parameters(), net.clip_limits())
     steps_per_epoch = -(-len(train_idx) // config.batch)
     state = state_path_for(Path(config.out)) if config.out else None
     result = TrainResult(network=net)
