@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fianchetto.wdl import WdlModel
 from support.networks import CORRUPTIONS, random_network_bytes
 from support.uci_pipe import UciPipe, ready_engine
 
@@ -68,6 +69,24 @@ def test_a_network_without_its_wdl_model_says_which_model_scores_it(engine, good
     assert "own.nnue" in search_uses(lines)          # the network is used all the same
     engine.send("setoption name EvalFile value default")
     assert not [l for l in engine.sync() if "win/draw/loss" in l or "refused" in l]
+
+
+def test_the_network_line_of_eval_uses_the_networks_model_whether_searched_or_not(engine, good_net, tmp_path):
+    """``eval`` shows the loaded network's score in the units of its own WDL model
+    (the file beside it) with Use NNUE on or off; only the last line changes."""
+    own = tmp_path / "own.nnue"
+    own.write_bytes(good_net.read_bytes())
+    (tmp_path / "own.nnue.wdl.json").write_text(WdlModel((200.0,), (70.0,), "test").to_json())
+    engine.send(f"setoption name EvalFile value {own}")
+    engine.sync()
+    used = eval_lines(engine)
+    engine.send("setoption name Use NNUE value false")
+    engine.sync()
+    unused = eval_lines(engine)
+    network_line = [l for l in used if l.startswith("NNUE evaluation:")]
+    assert network_line and "200 of them a pawn here" in network_line[0]
+    assert [l for l in unused if l.startswith("NNUE evaluation:")] == network_line
+    assert used[-1] != unused[-1] and search_uses(unused) == "Search uses: hand-crafted evaluation"
 
 
 @pytest.mark.parametrize("kind", sorted(CORRUPTIONS))

@@ -130,6 +130,11 @@ class EvaluationChoice:
         (the file beside it), or the default model (fianchetto.wdl)."""
         return self._wdl_of(self.loaded if self.active is not None else None)[0]
 
+    def network_wdl_model(self):
+        """The loaded network's win/draw/loss model (the file beside it, or the
+        default model when it has none), whether the search uses the network or not."""
+        return self._wdl_of(self.loaded)[0]
+
     def wdl_problem(self) -> Optional[str]:
         """Why the loaded network's scores use the default WDL model (no model file
         beside it, or a bad one), or None when it has its own."""

@@ -479,10 +479,11 @@ class UciLoop:
             return
         for line in board.eval_trace().splitlines():
             self.emit(line)
-        self._emit_network_eval(board)
+        network_score = self._emit_network_eval(board)
         evaluation = self.engine.evaluation
         self.emit(f"Search uses: {evaluation.describe()}")
-        final = self._white_cp(board.evaluate(evaluation.active), board)
+        score = network_score if evaluation.active is not None else board.evaluate(None)
+        final = self._white_cp(score, board, evaluation.wdl_model())
         self.emit(f"Final evaluation: {final / 100:+.2f} (white side)")
 
     def cmd_flip(self, args: List[str]) -> None:
@@ -493,21 +494,26 @@ class UciLoop:
         mirrored = chess.Board(board.fen(), chess960=board.chess960).mirror()
         self.engine.set_board(Board.from_python_chess(mirrored))
 
-    def _emit_network_eval(self, board: Any) -> None:
-        """The loaded network's score, used by the search or not, in both units."""
-        network = self.engine.evaluation.network
-        if network is not None:
-            score = board.evaluate(network)
-            white = score if board.turn else -score
-            model, material = self.engine.evaluation.wdl_model(), material_of_fen(board.fen())
-            self.emit(f"NNUE evaluation: {self._white_cp(score, board) / 100:+.2f} (white side; "
-                      f"{white / 100:+.2f} in the network's units, {model.midpoint(material):.0f} of them "
-                      f"a pawn here)")
-
-    def _white_cp(self, score: int, board: Any) -> int:
-        """A static score of the side to move as ``info score`` shows it, from white's view."""
+    def _emit_network_eval(self, board: Any) -> Optional[int]:
+        """The loaded network's score, used by the search or not, in both units (its
+        own WDL model normalises it); returns it, None without a network."""
+        evaluation = self.engine.evaluation
+        if evaluation.network is None:
+            return None
+        score = board.evaluate(evaluation.network)
         white = score if board.turn else -score
-        return self.engine.evaluation.wdl_model().to_cp(white, material_of_fen(board.fen()))
+        model = evaluation.network_wdl_model()
+        self.emit(f"NNUE evaluation: {self._white_cp(score, board, model) / 100:+.2f} (white side; "
+                  f"{white / 100:+.2f} in the network's units, {model.midpoint(material_of_fen(board.fen())):.0f} "
+                  f"of them a pawn here)")
+        return score
+
+    @staticmethod
+    def _white_cp(score: int, board: Any, model: Any) -> int:
+        """A static score of the side to move as ``info score`` shows it, from white's
+        view, by the WDL model ``model``."""
+        white = score if board.turn else -score
+        return model.to_cp(white, material_of_fen(board.fen()))
 
     def cmd_genfens(self, args: List[str]) -> None:
         """OpenBench's ``genfens N seed S book B [extra...]`` (fianchetto.genfens)."""
