@@ -509,15 +509,21 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         say(log, f"stopped after epoch {last} of {config.epochs}; go on with --resume")
         return result
     if config.out:
-        result.net_path = Path(config.out)
-        result.checkpoint_path = checkpoint_path_for(result.net_path)
-        quantised = QuantNetwork.quantise(net)
-        shift = recentre_output_bias(quantised, net, decode(dataset.take(val_idx), net.king_buckets))
-        say(log, f"output bias moved by {shift:+.2f} cp so the quantised mean matches the float network")
-        quantised.save(result.net_path)
-        net.save_npz(result.checkpoint_path)
-        say(log, f"wrote {result.net_path} (quantised) and {result.checkpoint_path} (float checkpoint)")
+        write_trained(net, Path(config.out), decode(dataset.take(val_idx), net.king_buckets), result, log)
     return result
+
+
+def write_trained(net: FloatNetwork, out: Path, held_out: Batch, result: TrainResult, log: Optional[TextIO]) -> None:
+    """Write the quantised network to ``out``, its output bias recentred on the
+    held-out positions, and the float checkpoint beside it; ``result`` records both."""
+    result.net_path = out
+    result.checkpoint_path = checkpoint_path_for(out)
+    quantised = QuantNetwork.quantise(net)
+    shift = recentre_output_bias(quantised, net, held_out)
+    say(log, f"output bias moved by {shift:+.2f} cp so the quantised mean matches the float network")
+    quantised.save(out)
+    net.save_npz(result.checkpoint_path)
+    say(log, f"wrote {out} (quantised) and {result.checkpoint_path} (float checkpoint)")
 
 
 #: Positions evaluated at a time when the output bias is recentred: the numpy
