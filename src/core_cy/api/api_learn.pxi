@@ -226,17 +226,14 @@ ctypedef fused learn_real:
     double
 
 
-# The trainer's decoding of FIANDATA records (fianchetto.learn.data: the layout,
-# and feature_index, the definition this loop follows) into both views' padded
-# feature lists, one pass per record.
+# The trainer's decoding of FIANDATA records (PackedRecord, datagen.pxi) into both
+# views' padded feature lists, one pass per record, by the search's own feature
+# numbering (feature_index and the king views of nnue.pxi; fianchetto.learn.data's
+# feature_index is the same rule in numpy).
 
 cdef enum:
     RECORD_PIECES = 32          # piece codes a record holds, two to a byte
-    RECORD_PIECES_AT = 8        # where they start, after the occupancy
-    RECORD_RESULT_AT = 26
-    RECORD_STM_AT = 27
     FEATURE_PAD = 32767         # pads a feature list (learn.data.PAD_FEATURE)
-    VIEW_INPUTS = 768           # inputs of one king bucket
 
 cdef enum DecodeProblem:        # what decode_features found wrong in a batch, as bits
     RECORD_TOO_MANY_PIECES = 1
@@ -250,40 +247,22 @@ DECODE_BAD_SIDE_TO_MOVE = RECORD_BAD_SIDE_TO_MOVE
 DECODE_BAD_RESULT = RECORD_BAD_RESULT
 
 
-cdef inline int record_code(const uint8_t* record, int slot) noexcept nogil:
-    """The piece code of the record's slot-th occupied square (low nibble first)."""
-    cdef uint8_t byte = record[RECORD_PIECES_AT + slot // 2]
-    return (byte >> 4) if slot & 1 else (byte & 0x0F)
-
-
-cdef inline uint64_t record_occupancy(const uint8_t* record) noexcept nogil:
-    cdef uint64_t occupancy = 0
-    cdef int k
-    for k in range(8):
-        occupancy |= (<uint64_t>record[k]) << (8 * k)
-    return occupancy
-
-
-cdef int view_features(const uint8_t* record, uint64_t occupancy, int perspective, int king,
-                       const int16_t* layout, int16_t* out) noexcept nogil:
+cdef int view_features(const PackedRecord* rec, Color view, Square king, const int16_t* layout,
+                       int16_t* out) noexcept nogil:
     """One view's padded feature list; returns RECORD_BAD_PIECE_CODE or 0. With a
-    layout (king buckets) the view mirrors left to right when its king, seen from
-    its side, stands on files e-h, and its bucket offsets every index."""
-    cdef int flip = 0, base = 0, seen, slot = 0, code, kind, square, problem = 0
+    layout (king buckets) the view mirrors left to right when its own king, seen
+    from its side, stands on files e-h, and its bucket offsets every index."""
+    cdef int flip = 0, base = 0, slot = 0, problem = 0
+    cdef Bitboard b = rec.occupancy
+    cdef Piece pc
     if layout != NULL:
-        seen = king ^ (56 * perspective)
-        flip = 7 if (seen & 7) >= 4 else 0
-        seen ^= flip
-        base = VIEW_INPUTS * layout[(seen >> 3) * 4 + (seen & 7)]
-    while occupancy:
-        square = fc_lsb(occupancy)
-        occupancy &= occupancy - 1
-        code = record_code(record, slot)
-        kind = code & 7
-        if kind == 0 or kind > 6:
+        flip = king_file_flip(oriented(view, king))
+        base = NNUE_INPUTS * layout[king_layout_slot(oriented(view, king))]
+    while b:
+        pc = record_piece(rec, slot)
+        if type_of(pc) == 0 or type_of(pc) > KING:
             problem = RECORD_BAD_PIECE_CODE
-        out[slot] = <int16_t>(base + 384 * ((code >> 3) != perspective) + 64 * (kind - 1)
-                              + ((square ^ (56 * perspective)) ^ flip))
+        out[slot] = <int16_t>(base + feature_index(view, pc, pop_lsb(&b) ^ flip))
         slot += 1
     while slot < RECORD_PIECES:
         out[slot] = FEATURE_PAD
@@ -291,15 +270,17 @@ cdef int view_features(const uint8_t* record, uint64_t occupancy, int perspectiv
     return problem
 
 
-cdef void record_kings(const uint8_t* record, uint64_t occupancy, int* kings) noexcept nogil:
-    """Each colour's king square (the last one listed; 0 when it has none)."""
-    cdef int slot = 0, code
-    kings[0] = kings[1] = 0
-    while occupancy:
-        code = record_code(record, slot)
-        if code & 7 == 6:
-            kings[code >> 3] = fc_lsb(occupancy)
-        occupancy &= occupancy - 1
+cdef void record_kings(const PackedRecord* rec, Square* kings) noexcept nogil:
+    """Each colour's king square (the last one listed; a1 when it has none)."""
+    cdef Bitboard b = rec.occupancy
+    cdef int slot = 0
+    cdef Piece pc
+    kings[WHITE] = kings[BLACK] = 0
+    while b:
+        pc = record_piece(rec, slot)
+        if type_of(pc) == KING:
+            kings[color_of(pc)] = fc_lsb(b)
+        b &= b - 1
         slot += 1
 
 
@@ -310,10 +291,10 @@ def decode_features(const uint8_t[:, ::1] records, const int16_t[::1] layout, in
     king-bucket table of 32 entries. Returns (problems, most pieces): problems
     are DECODE_* bits, the records are not usable when any is set."""
     cdef Py_ssize_t n = records.shape[0], i
-    cdef int problems = 0, most = 0, count, stm
-    cdef int kings[2]
-    cdef uint64_t occupancy
-    cdef const uint8_t* record
+    cdef int problems = 0, most = 0, count
+    cdef Color stm
+    cdef Square kings[2]
+    cdef const PackedRecord* rec
     cdef const int16_t* table = &layout[0] if layout.shape[0] else NULL
     if records.shape[1] != RECORD_BYTES or out.shape[0] != 2 * n or out.shape[1] != RECORD_PIECES:
         raise ValueError(f"shapes do not fit: records {n}x{records.shape[1]}, out {out.shape[0]}x{out.shape[1]}")
@@ -321,23 +302,21 @@ def decode_features(const uint8_t[:, ::1] records, const int16_t[::1] layout, in
         raise ValueError(f"a king-bucket layout has 32 entries, not {layout.shape[0]}")
     with nogil:
         for i in range(n):
-            record = &records[i, 0]
-            occupancy = record_occupancy(record)
-            count = fc_popcount(occupancy)
+            rec = <const PackedRecord*>&records[i, 0]
+            count = fc_popcount(rec.occupancy)
             if count > most:
                 most = count
-            stm = record[RECORD_STM_AT]
-            if record[RECORD_RESULT_AT] > 2:
+            if rec.result > 2:
                 problems |= RECORD_BAD_RESULT
-            if stm > 1:
+            if rec.stm > 1:
                 problems |= RECORD_BAD_SIDE_TO_MOVE
-                stm = 0
             if count > RECORD_PIECES:
                 problems |= RECORD_TOO_MANY_PIECES
                 continue
-            record_kings(record, occupancy, kings)
-            problems |= view_features(record, occupancy, stm, kings[stm], table, &out[i, 0])
-            problems |= view_features(record, occupancy, 1 - stm, kings[1 - stm], table, &out[n + i, 0])
+            stm = rec.stm & 1
+            record_kings(rec, kings)
+            problems |= view_features(rec, stm, kings[stm], table, &out[i, 0])
+            problems |= view_features(rec, stm ^ 1, kings[stm ^ 1], table, &out[n + i, 0])
     return problems, most
 
 

@@ -86,13 +86,12 @@ cdef set_king_views(Network* net, layout):
     """Each square a view's own king may stand on (seen from its side): mirror the
     files when it is on e-h, and the first input of its bucket in `layout` (None:
     no king buckets, every square the plain view)."""
-    cdef int k, mirrored
+    cdef int k
     if layout is None:
         return
     for k in range(64):
-        net.king_flip[k] = 7 if k % 8 >= 4 else 0
-        mirrored = k ^ net.king_flip[k]
-        net.king_base[k] = layout[(mirrored // 8) * 4 + mirrored % 8] * NNUE_INPUTS
+        net.king_flip[k] = king_file_flip(k)
+        net.king_base[k] = layout[king_layout_slot(k)] * NNUE_INPUTS
 
 
 cdef class LoadedNetwork:

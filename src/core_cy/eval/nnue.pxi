@@ -58,6 +58,16 @@ ctypedef struct KingView:
 cdef inline int oriented(Color view, Square s) noexcept nogil:
     return s ^ 56 if view == BLACK else s
 
+cdef inline int king_file_flip(int k) noexcept nogil:
+    """7 (mirror the files) when a view's own king, seen from its side, is on e-h."""
+    return 7 if k % 8 >= 4 else 0
+
+cdef inline int king_layout_slot(int k) noexcept nogil:
+    """The entry of a king-bucket layout (32 squares: files a-d) for a view's own
+    king on k, seen from its side, once the files are mirrored."""
+    cdef int mirrored = k ^ king_file_flip(k)
+    return (mirrored // 8) * 4 + mirrored % 8
+
 cdef inline KingView king_view(const Position* pos, Color view) noexcept nogil:
     """How `view` sees the board, from its own king's square (architecture 3; in
     the others every square gives no flip and the first rows)."""

@@ -187,13 +187,18 @@ cdef int play_selfplay_game(SearchThread* t, const SelfPlayConfig* cfg, uint64_t
     return result
 
 
+cdef inline Piece record_piece(const PackedRecord* rec, int i) noexcept nogil:
+    """The piece code of the record's i-th occupied square (low nibble first)."""
+    return (rec.pieces[i >> 1] >> (4 * (i & 1))) & 15
+
+
 cdef void position_from_record(Position* pos, const PackedRecord* rec) noexcept nogil:
     """The board of a record (no castling rights, no en passant); pos.states must exist."""
     cdef Bitboard b = rec.occupancy
     cdef int i = 0
     clear_position(pos)
     while b:
-        put_piece(pos, (rec.pieces[i >> 1] >> (4 * (i & 1))) & 15, pop_lsb(&b))
+        put_piece(pos, record_piece(rec, i), pop_lsb(&b))
         i += 1
     pos.side = rec.stm
     pos.game_ply = 2 * (rec.fullmove - 1) + rec.stm
