@@ -23,9 +23,12 @@ from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, en
 from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
+    ALIGNMENT,
     Adam,
     Progress,
     TrainConfig,
+    aligned_copy,
+    aligned_empty,
     batch_features,
     batch_loss,
     build_parser,
@@ -165,6 +168,7 @@ def test_training_reduces_validation_loss_and_is_reproducible(data_file: Path, t
     assert (tmp_path / "a.nnue").read_bytes() == (tmp_path / "b.nnue").read_bytes()
     assert [h.val_loss for h in second.history] == losses
     assert not np.array_equal(other.network.ft_w, first.network.ft_w)
+    assert all(p.ctypes.data % ALIGNMENT == 0 for p in first.network.parameters())
     # the written files load, and the float checkpoint continues training
     quant = QuantNetwork.load(tmp_path / "a.nnue")
     assert quant.hidden == 32
@@ -518,6 +522,22 @@ def test_adam_keeps_each_array_within_its_limit_and_refuses_copies() -> None:
         Adam([np.zeros((16, 4), dtype=np.float32).T])
     with pytest.raises(ValueError, match="float64"):
         Adam([np.zeros(4)])
+
+
+@pytest.mark.parametrize("shape", [(1,), (3, 48), (7, 5, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+def test_aligned_arrays_start_a_cache_line(shape, dtype) -> None:
+    """The trainer's arrays start a cache line, whatever numpy's allocator gives,
+    and are ordinary C-contiguous arrays of the shape asked for."""
+    arrays = [aligned_empty(shape, dtype) for _ in range(8)]
+    for array in arrays:
+        assert array.ctypes.data % ALIGNMENT == 0
+        assert array.shape == shape and array.dtype == dtype and array.flags.c_contiguous
+        assert array.flags.writeable
+    source = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    copy = aligned_copy(source)
+    assert copy.dtype == np.float32 and copy.ctypes.data % ALIGNMENT == 0
+    np.testing.assert_array_equal(copy, source.astype(np.float32))
 
 
 class Terminal(io.StringIO):

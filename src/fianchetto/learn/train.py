@@ -110,6 +110,33 @@ def targets(batch: Batch, lam: float) -> np.ndarray:
     return (lam * batch.result / 2 + (1 - lam) * sigmoid(batch.score / SCALE)).astype(np.float32)
 
 
+ALIGNMENT = 64     # bytes: a cache line, and one 512-bit vector
+
+
+def aligned_empty(shape: Tuple[int, ...], dtype: np.dtype = np.float32) -> np.ndarray:
+    """An uninitialised C-contiguous array whose first element starts a cache line:
+    rows of a multiple of 16 floats then all do, and the core's vector loads never
+    straddle two lines (numpy's own arrays start 16 bytes into one)."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(size + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + size].view(dtype).reshape(shape)
+
+
+def aligned_zeros(shape: Tuple[int, ...], dtype: np.dtype = np.float32) -> np.ndarray:
+    array = aligned_empty(shape, dtype)
+    array.fill(0)
+    return array
+
+
+def aligned_copy(array: np.ndarray) -> np.ndarray:
+    """A float32 copy of `array`, aligned as aligned_empty's."""
+    copy = aligned_empty(array.shape)
+    copy[...] = array
+    return copy
+
+
 class Adam:
     """Adam with bias correction over a list of float32 arrays, updated in place,
     each in one compiled pass (``adam_update`` of the core) that then clips it to
@@ -125,8 +152,8 @@ class Adam:
         self.limits = [math.inf] * len(self.params) if limits is None else list(limits)
         if len(self.limits) != len(self.params):
             raise ValueError(f"{len(self.limits)} limits for {len(self.params)} arrays")
-        self.m = [np.zeros_like(p) for p in self.params]
-        self.v = [np.zeros_like(p) for p in self.params]
+        self.m = [aligned_zeros(p.shape) for p in self.params]
+        self.v = [aligned_zeros(p.shape) for p in self.params]
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
         self.t = 0
 
@@ -158,7 +185,7 @@ def forward(net: FloatNetwork, features: np.ndarray, bucket: np.ndarray) -> Tupl
     """Accumulators before the activation ``(2n, H)`` and outputs ``y`` ``(n,)`` for
     ``(2n, 32)`` feature lists (batch_features) whose positions read the output
     buckets ``bucket`` (n,): two compiled passes of the core."""
-    acc = np.empty((features.shape[0], net.hidden), dtype=net.ft_w.dtype)
+    acc = aligned_empty((features.shape[0], net.hidden), net.ft_w.dtype)
     sparse_accumulate(np.ascontiguousarray(net.ft_w), np.ascontiguousarray(net.ft_b), features, acc)
     y = np.empty(features.shape[0] // 2, dtype=acc.dtype)
     output_forward(acc, np.ascontiguousarray(net.out_w), np.ascontiguousarray(net.out_b),
@@ -181,7 +208,7 @@ def loss_and_gradients(net: FloatNetwork, features: np.ndarray, target: np.ndarr
     d_out_b = np.zeros_like(net.out_b)
     d_ft_b = np.zeros_like(net.ft_b)
     output_backward(acc, np.ascontiguousarray(net.out_w), bucket, dy, d_out_w, d_out_b, d_ft_b)   # acc: now d acc
-    d_ft_w = np.zeros_like(net.ft_w)
+    d_ft_w = aligned_zeros(net.ft_w.shape, net.ft_w.dtype)
     sparse_gradient(features, acc, d_ft_w)
     return loss, [d_ft_w, d_ft_b, d_out_w, d_out_b]
 
@@ -466,11 +493,11 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
         net = load_float(config.init).with_buckets(config.buckets).with_king_buckets(config.king_buckets)
         if net.hidden != config.hidden:
             raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
-        net = FloatNetwork(*(np.ascontiguousarray(p, dtype=np.float32) for p in net.parameters()),
-                           king_buckets=net.king_buckets)       # as Adam updates them
-        net.clip_weights()
     else:
         net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
+    net = FloatNetwork(*(aligned_copy(p) for p in net.parameters()),
+                       king_buckets=net.king_buckets)           # as Adam updates them
+    net.clip_weights()
     train_idx, val_idx = split_for(config, dataset)
     say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
              f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}"
