@@ -25,10 +25,10 @@ class Variant(NamedTuple):
 # Best first: the loader takes the first variant the CPU can run.
 VARIANTS = (
     # AVX-512 Foundation and Byte/Word on top of x86-64-v3, as Skylake-SP (2017),
-    # Ice Lake and Zen 4 (2022) and later have it: the network's kernels on
-    # 512-bit registers. Only the kernels' intrinsics need it; the compiler is
-    # asked to keep its own vectorised loops at 256 bits, where wider ones would
-    # cost clock speed on some Intel CPUs for little gain.
+    # Ice Lake and Zen 4 (2022) and later have it: the network's and the
+    # trainer's kernels on 512-bit registers. Only their intrinsics need it; the
+    # compiler is asked to keep its own vectorised loops at 256 bits, where wider
+    # ones would cost clock speed on some Intel CPUs for little gain.
     Variant("avx512", "x86-64",
             ("sse2", "popcnt", "lzcnt", "bmi1", "bmi2", "avx", "avx2", "fma", "f16c", "movbe",
              "avx512f", "avx512bw"),

@@ -11,8 +11,8 @@
  *
  * n is the hidden size: a multiple of 16 for the output layer's two, any for
  * fc_f32_sum_rows. The kernels are written once over a vector of float lanes,
- * whose operations the AVX2 and SSE2 blocks below define (as simd_kernels.h is
- * for the network's int16 rows); other CPUs get plain C. fc_f32_sum_rows adds
+ * whose operations the AVX-512, AVX2 and SSE2 blocks below define (as
+ * simd_kernels.h is for the network's int16 rows); other CPUs get plain C. fc_f32_sum_rows adds
  * in the same order in every form, so its results are the same to the bit; the
  * output layer's vector sums are taken in another order than the plain C one,
  * so they differ in the last bits of a float.
@@ -49,7 +49,26 @@ static inline void fc_f32_adam_plain(float* p, const float* g, float* m, float* 
     }
 }
 
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+typedef __m512 fc_f32vec;
+#define FC_F32_LANES 16
+#define fc_f32_load _mm512_loadu_ps
+#define fc_f32_store _mm512_storeu_ps
+#define fc_f32_set _mm512_set1_ps
+#define fc_f32_add _mm512_add_ps
+#define fc_f32_sub _mm512_sub_ps
+#define fc_f32_mul _mm512_mul_ps
+#define fc_f32_div _mm512_div_ps
+#define fc_f32_sqrt _mm512_sqrt_ps
+#define fc_f32_min _mm512_min_ps
+#define fc_f32_max _mm512_max_ps
+#define fc_f32_hsum _mm512_reduce_add_ps
+/* x where a < b, else 0. */
+#define fc_f32_where_less(a, b, x) _mm512_maskz_mov_ps(_mm512_cmp_ps_mask((a), (b), _CMP_LT_OQ), (x))
+
+#elif defined(__AVX2__)
 #include <immintrin.h>
 
 typedef __m256 fc_f32vec;
@@ -64,8 +83,7 @@ typedef __m256 fc_f32vec;
 #define fc_f32_sqrt _mm256_sqrt_ps
 #define fc_f32_min _mm256_min_ps
 #define fc_f32_max _mm256_max_ps
-#define fc_f32_and _mm256_and_ps
-#define fc_f32_less(a, b) _mm256_cmp_ps((a), (b), _CMP_LT_OQ)
+#define fc_f32_where_less(a, b, x) _mm256_and_ps(_mm256_cmp_ps((a), (b), _CMP_LT_OQ), (x))
 
 /* The sum of the eight lanes. */
 static inline float fc_f32_hsum(__m256 s) {
@@ -90,8 +108,7 @@ typedef __m128 fc_f32vec;
 #define fc_f32_sqrt _mm_sqrt_ps
 #define fc_f32_min _mm_min_ps
 #define fc_f32_max _mm_max_ps
-#define fc_f32_and _mm_and_ps
-#define fc_f32_less _mm_cmplt_ps
+#define fc_f32_where_less(a, b, x) _mm_and_ps(_mm_cmplt_ps((a), (b)), (x))
 
 /* The sum of the four lanes. */
 static inline float fc_f32_hsum(__m128 t) {
@@ -103,16 +120,22 @@ static inline float fc_f32_hsum(__m128 t) {
 
 #ifdef FC_F32_LANES
 
-/* Two sums for two chains of adds, each FC_F32_LANES wide. */
+/* c^2 w over FC_F32_LANES columns from i, added to sum. */
+static inline fc_f32vec fc_f32_screlu_term(fc_f32vec sum, const float* acc, const float* w, int i) {
+    fc_f32vec c = fc_f32_min(fc_f32_max(fc_f32_load(acc + i), fc_f32_set(0.0f)), fc_f32_set(1.0f));
+    return fc_f32_add(sum, fc_f32_mul(fc_f32_mul(c, c), fc_f32_load(w + i)));
+}
+
+/* Two sums for two chains of adds, each FC_F32_LANES wide; with 16 lanes a hidden
+ * size of an odd multiple of 16 leaves one vector to the first chain. */
 static inline float fc_f32_screlu_dot(const float* acc, const float* w, int n) {
-    const fc_f32vec zero = fc_f32_set(0.0f), one = fc_f32_set(1.0f);
-    fc_f32vec sum0 = zero, sum1 = zero;
-    for (int i = 0; i < n; i += 2 * FC_F32_LANES) {
-        fc_f32vec c0 = fc_f32_min(fc_f32_max(fc_f32_load(acc + i), zero), one);
-        fc_f32vec c1 = fc_f32_min(fc_f32_max(fc_f32_load(acc + i + FC_F32_LANES), zero), one);
-        sum0 = fc_f32_add(sum0, fc_f32_mul(fc_f32_mul(c0, c0), fc_f32_load(w + i)));
-        sum1 = fc_f32_add(sum1, fc_f32_mul(fc_f32_mul(c1, c1), fc_f32_load(w + i + FC_F32_LANES)));
+    fc_f32vec sum0 = fc_f32_set(0.0f), sum1 = fc_f32_set(0.0f);
+    int i = 0;
+    for (; i + 2 * FC_F32_LANES <= n; i += 2 * FC_F32_LANES) {
+        sum0 = fc_f32_screlu_term(sum0, acc, w, i);
+        sum1 = fc_f32_screlu_term(sum1, acc, w, i + FC_F32_LANES);
     }
+    for (; i < n; i += FC_F32_LANES) sum0 = fc_f32_screlu_term(sum0, acc, w, i);
     return fc_f32_hsum(fc_f32_add(sum0, sum1));
 }
 
@@ -122,7 +145,7 @@ static inline void fc_f32_screlu_backward(float* acc, const float* w, float* dw,
     for (int i = 0; i < n; i += FC_F32_LANES) {
         fc_f32vec c = fc_f32_min(fc_f32_max(fc_f32_load(acc + i), zero), one);
         fc_f32_store(dw + i, fc_f32_add(fc_f32_load(dw + i), fc_f32_mul(fc_f32_mul(gv, c), c)));
-        fc_f32vec slope = fc_f32_and(fc_f32_less(c, one), fc_f32_mul(fc_f32_mul(g2, fc_f32_load(w + i)), c));
+        fc_f32vec slope = fc_f32_where_less(c, one, fc_f32_mul(fc_f32_mul(g2, fc_f32_load(w + i)), c));
         fc_f32_store(acc + i, slope);
         fc_f32_store(db + i, fc_f32_add(fc_f32_load(db + i), slope));
     }
