@@ -293,3 +293,49 @@ def test_a_second_run_on_a_file_being_written_is_refused(tmp_path):
     again, existing = games.open_for_append(str(path))        # free again once the first is closed
     again.close()
     assert existing == []
+
+
+def synthetic_games(count: int) -> list:
+    """Games of many lengths (and some discarded), with arbitrary plies: enough
+    for the file's framing, which does not read the moves."""
+    rng = np.random.default_rng(4)
+    made = []
+    for number in range(count):
+        if number % 5 == 3:
+            made.append(games.Game("", False, None, b""))
+            continue
+        plies = rng.integers(0, 2**16, size=2 * int(rng.integers(1, 300)), dtype=np.uint16).tobytes()
+        made.append(games.Game(chess.STARTING_FEN, bool(number % 2), int(number % 3), plies))
+    return made
+
+
+@pytest.mark.parametrize("block", [16, 17, 100, 4099, 1 << 22])
+def test_a_file_read_a_block_at_a_time_gives_every_game_in_order(tmp_path, monkeypatch, block):
+    """iter_games reads a file in blocks (here as small as its header), so games
+    straddle blocks; it gives what reading the whole file gives, and a partial
+    game at the end is refused after the games before it, or left out."""
+    path = tmp_path / "games.fgame"
+    stored = synthetic_games(40)
+    data = games.header_bytes() + b"".join(games.encode_game(game) for game in stored)
+    path.write_bytes(data)
+    monkeypatch.setattr(games, "READ_BLOCK", block)
+    assert list(games.iter_games(str(path))) == stored == games.scan(data, str(path))[0]
+    path.write_bytes(data[:-5])
+    read = []
+    with pytest.raises(ValueError, match="partial game"):
+        for game in games.iter_games(str(path)):
+            read.append(game)
+    assert read == stored[:-1]
+    assert games.read_games(str(path), partial_end=True) == stored[:-1]
+
+
+def test_a_corrupt_game_is_named_by_its_number_and_byte_whatever_the_block(tmp_path, monkeypatch):
+    stored = synthetic_games(12)
+    head = games.header_bytes() + b"".join(games.encode_game(game) for game in stored[:9])
+    corrupt = bytearray(games.encode_game(stored[9]))
+    corrupt[0] = 7                                       # no such result
+    (tmp_path / "bad.fgame").write_bytes(head + corrupt + games.encode_game(stored[10]))
+    for block in (16, 50, 1 << 22):
+        monkeypatch.setattr(games, "READ_BLOCK", block)
+        with pytest.raises(ValueError, match=f"game 10 at byte {len(head)} is corrupt"):
+            games.read_games(str(tmp_path / "bad.fgame"))

@@ -394,9 +394,10 @@ def wait(proc: subprocess.Popen, datagen: Datagen, what: str) -> None:
 #: about one core busy; the machine has two), as many as the memory holds.
 TRAININGS_AT_ONCE = 2
 #: Memory a training holds for each byte of the games files it reads (the
-#: filtered positions decoded, 32 bytes each, and their indices): measured 20
-#: (a 58 MB file, 1.17 GB resident; docs/training.md), counted as 25.
-TRAINING_BYTES_PER_DATA_BYTE = 25
+#: filtered positions decoded, 32 bytes each, and their indices): measured 9.0
+#: since the files are read a block at a time (all of seed 802's 193 MB file,
+#: 1.73 GB resident at H = 768; 12.1 before; docs/training.md), counted as 15.
+TRAINING_BYTES_PER_DATA_BYTE = 15
 
 
 def available_memory() -> Optional[int]:
@@ -674,10 +675,12 @@ def status(plan: Plan) -> str:
 def counts_before(path: Path, kept_games: List[int]) -> Dict[int, Tuple[int, int]]:
     """(positions, openings discarded) before each of ``kept_games`` kept games
     of the file, for those it holds (a file being written is read as far as its
-    last whole game)."""
+    last whole game; the reading stops at the last one asked for)."""
     wanted, found = set(kept_games), {}
     kept = positions = discarded = 0
-    for game in games.read_games(str(path), partial_end=True):
+    for game in games.iter_games(str(path), partial_end=True):
+        if len(found) == len(wanted):
+            break
         if game.result is None:
             discarded += 1
             continue

@@ -29,7 +29,7 @@ import os
 import struct
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO, List, Optional, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Tuple
 
 MAGIC = b"FIANGAME"
 VERSION = 1
@@ -44,6 +44,7 @@ UNSCORED = -32768             # the score of a random opening ply
 DEFAULT_SKIP_PLIES = 8        # scored plies at the start of each game left out
 DEFAULT_MAX_SCORE = 3000      # |score| at or above this is left out (centipawns)
 RECORD_BYTES = 32             # one FIANDATA record (fianchetto.learn.data.RECORD_SIZE)
+READ_BLOCK = 1 << 22          # bytes iter_games reads at a time (a game is at most about 330 KB)
 
 
 @dataclass
@@ -102,12 +103,12 @@ def check_header(head: bytes, path: str) -> None:
                          f"expected version {VERSION} with {PLY_SIZE}")
 
 
-def scan(data: bytes, path: str) -> Tuple[List[Game], int]:
-    """The complete games in a file's bytes and the length they cover (a partial
-    game at the end, left by an interrupted run, is not among them)."""
-    check_header(data, path)
+def parse_games(data: bytes, at: int, path: str, first: int = 1, offset: int = 0) -> Tuple[List[Game], int]:
+    """The complete games in ``data`` from byte ``at`` and where they end (a
+    partial game after them is left for more bytes). Errors name the game by its
+    number in the file (``first`` for this one) and its byte there (``data``
+    begins at the file's byte ``offset``)."""
     games: List[Game] = []
-    at = HEADER.size
     while at + GAME_HEADER.size <= len(data):
         result, flags, fen_length, ply_count = GAME_HEADER.unpack_from(data, at)
         end = at + GAME_HEADER.size + fen_length + ply_count * PLY_SIZE
@@ -116,7 +117,7 @@ def scan(data: bytes, path: str) -> Tuple[List[Game], int]:
         if result == DISCARDED:
             games.append(Game("", False, None, b""))
         elif result > 2 or fen_length == 0:
-            raise ValueError(f"{path}: game {len(games) + 1} at byte {at} is corrupt (result {result})")
+            raise ValueError(f"{path}: game {first + len(games)} at byte {offset + at} is corrupt (result {result})")
         else:
             fen_end = at + GAME_HEADER.size + fen_length
             fen = data[at + GAME_HEADER.size:fen_end].decode("ascii", "replace")
@@ -125,19 +126,42 @@ def scan(data: bytes, path: str) -> Tuple[List[Game], int]:
     return games, at
 
 
-def read_games(path: str, partial_end: bool = False) -> List[Game]:
-    """Every complete game of a file. A partial game at the end (the file is being
-    written, or its run was killed) raises ValueError, or with ``partial_end`` is
-    left out with a note on stderr."""
+def scan(data: bytes, path: str) -> Tuple[List[Game], int]:
+    """The complete games in a file's bytes and the length they cover (a partial
+    game at the end, left by an interrupted run, is not among them)."""
+    check_header(data, path)
+    return parse_games(data, HEADER.size, path)
+
+
+def iter_games(path: str, partial_end: bool = False) -> Iterator[Game]:
+    """Every complete game of a file, in order, read READ_BLOCK bytes at a time
+    (a file of any length in little memory). A partial game at the end (the file
+    is being written, or its run was killed) raises ValueError once the games
+    before it are given, or with ``partial_end`` is left out with a note on
+    stderr."""
     with open(path, "rb") as handle:
-        data = handle.read()
-    games, end = scan(data, path)
-    if end != len(data) and not partial_end:
-        raise ValueError(f"{path}: {len(data) - end} bytes of a partial game at the end "
+        data = handle.read(READ_BLOCK)
+        check_header(data, path)
+        at, offset, number = HEADER.size, 0, 1
+        while True:
+            games, at = parse_games(data, at, path, number, offset)
+            yield from games
+            number += len(games)
+            block = handle.read(READ_BLOCK)
+            if not block:
+                break
+            data, offset, at = data[at:] + block, offset + at, 0
+    left = len(data) - at
+    if left and not partial_end:
+        raise ValueError(f"{path}: {left} bytes of a partial game at the end "
                          "(an interrupted run: `fianchetto datagen --resume` repairs it)")
-    if end != len(data):
-        print(f"{path}: leaving out a partial game at the end ({len(data) - end} bytes)", file=sys.stderr)
-    return games
+    if left:
+        print(f"{path}: leaving out a partial game at the end ({left} bytes)", file=sys.stderr)
+
+
+def read_games(path: str, partial_end: bool = False) -> List[Game]:
+    """Every complete game of a file (:func:`iter_games`, as a list)."""
+    return list(iter_games(path, partial_end))
 
 
 def try_lock(handle: BinaryIO) -> bool:
@@ -209,16 +233,23 @@ def file_records(path: str, skip_plies: int = DEFAULT_SKIP_PLIES, max_score: int
     """The FIANDATA records of every complete game of a file, filtered, concatenated.
     A partial game at the end (the file is being written, or its run was killed) is
     left out with a note on stderr; anything else wrong raises ValueError."""
-    return file_records_by_game(path, skip_plies, max_score)[0]
+    return bytes(file_records_by_game(path, skip_plies, max_score)[0])
 
 
 def file_records_by_game(path: str, skip_plies: int = DEFAULT_SKIP_PLIES,
-                         max_score: int = DEFAULT_MAX_SCORE) -> Tuple[bytes, List[int]]:
+                         max_score: int = DEFAULT_MAX_SCORE) -> Tuple[bytearray, List[int]]:
     """:func:`file_records` and how many of the records each game gave, in order
     (games whose every position was filtered out are left out): the trainer holds
-    out whole games, so that no game has positions on both sides of the split."""
-    chunks = [game_records(game, skip_plies, max_score) for game in read_games(path, partial_end=True)]
-    return b"".join(chunks), [len(c) // RECORD_BYTES for c in chunks if c]
+    out whole games, so that no game has positions on both sides of the split.
+    The file is read a block at a time and the records grow in one buffer, so
+    the memory held is about the records' own."""
+    records, sizes = bytearray(), []
+    for game in iter_games(path, partial_end=True):
+        chunk = game_records(game, skip_plies, max_score)
+        if chunk:
+            records += chunk
+            sizes.append(len(chunk) // RECORD_BYTES)
+    return records, sizes
 
 
 def is_game_file(path: str) -> bool:
