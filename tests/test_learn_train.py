@@ -20,7 +20,7 @@ import chess
 
 from core_cy import dispatch
 from fianchetto.learn.data import PAD_FEATURE, RECORD_DTYPE, Dataset, decode, encode_boards, write_records
-from fianchetto.learn.network import FloatNetwork, QuantNetwork, sigmoid
+from fianchetto.learn.network import QA, FloatNetwork, QuantNetwork, accumulate, sigmoid
 from fianchetto.learn.synthetic import material_records
 from fianchetto.learn.train import (
     ALIGNMENT,
@@ -40,6 +40,7 @@ from fianchetto.learn.train import (
     loss_and_gradients,
     output_buckets,
     main_train,
+    quantised_cp,
     mirror_files,
     recentre_output_bias,
     run_train,
@@ -324,6 +325,27 @@ def test_recentring_the_output_bias_removes_the_mean_rounding_error() -> None:
     recentre_output_bias(quantised, net, batch)
     gap = net.evaluate_cp(batch.stm, batch.nstm) - quantised.evaluate(batch.stm, batch.nstm)
     assert abs(float(np.mean(gap))) < 1.5
+
+
+@pytest.mark.parametrize("hidden, buckets, king_buckets", [(32, 1, 0), (48, 8, 0), (64, 8, 1), (32, 8, 4)])
+def test_the_compiled_quantised_evaluation_is_the_integer_reference(hidden, buckets, king_buckets) -> None:
+    """quantised_cp (accumulators summed by the compiled first layer in float32)
+    gives QuantNetwork.evaluate's centipawns exactly, with accumulators below 0,
+    inside and above the clipped range."""
+    rng = np.random.default_rng(21)
+    net = FloatNetwork.initial(hidden, rng, buckets=buckets, king_buckets=king_buckets)
+    net.ft_w[:] = rng.uniform(-0.6, 0.6, size=net.ft_w.shape).astype(np.float32)
+    net.out_w[:] = rng.uniform(-0.9, 0.9, size=net.out_w.shape).astype(np.float32)
+    quantised = QuantNetwork.quantise(net)
+    batch = decode(material_records(500, seed=8)[0], king_buckets)
+    features = batch_features(batch)
+    rows, bias = quantised.ft_w.astype(np.float32), quantised.ft_b.astype(np.float32)
+    bucket = output_buckets(batch.stm, buckets)
+    expected = quantised.evaluate(batch.stm, batch.nstm)
+    got = quantised_cp(quantised, rows, bias, features, bucket)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    acc = accumulate(quantised.ft_w.astype(np.int64), quantised.ft_b.astype(np.int64), batch.stm)
+    assert (acc < 0).any() and (acc > QA).any()                   # both clips are exercised
 
 
 def test_the_output_bias_is_recentred_alike_in_chunks() -> None:

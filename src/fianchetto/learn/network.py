@@ -510,15 +510,25 @@ def integer_evaluate(net: QuantNetwork, stm: np.ndarray, nstm: np.ndarray,
     """Centipawns (int64) of the quantised network, the core's arithmetic step by
     step. ``quantisation`` is (QA, QB, scale): the trainer's unless a file declares
     others (the core reads any; tests check it against this)."""
-    qa, qb, scale = quantisation
-    hidden = net.hidden
     ft_w = net.ft_w.astype(np.int32)
     ft_b = net.ft_b.astype(np.int32)
-    bucket = output_buckets(stm, net.buckets)
-    out_w = net.out_w.astype(np.int64)[bucket]
-    v_stm = np.clip(accumulate(ft_w, ft_b, stm), 0, qa).astype(np.int64)
-    v_nstm = np.clip(accumulate(ft_w, ft_b, nstm), 0, qa).astype(np.int64)
-    s = np.sum(v_stm * v_stm * out_w[:, :hidden], axis=1) + np.sum(v_nstm * v_nstm * out_w[:, hidden:], axis=1)
+    return integer_output(net, accumulate(ft_w, ft_b, stm), accumulate(ft_w, ft_b, nstm),
+                          output_buckets(stm, net.buckets), quantisation)
+
+
+def integer_output(net: QuantNetwork, acc_stm: np.ndarray, acc_nstm: np.ndarray, bucket: np.ndarray,
+                   quantisation: Tuple[int, int, int] = (QA, QB, SCALE)) -> np.ndarray:
+    """:func:`integer_evaluate` from the two views' integer accumulators ``(B, H)``
+    (of any dtype holding them exactly) and the positions' output buckets."""
+    qa, qb, scale = quantisation
+    hidden = net.hidden
+    out_w = net.out_w.astype(np.int64)
+    v_stm = np.clip(acc_stm, 0, qa).astype(np.int64)
+    v_nstm = np.clip(acc_nstm, 0, qa).astype(np.int64)
+    s = np.empty(len(bucket), dtype=np.int64)
+    for b in range(net.buckets):        # each position's sum of v^2 w over its bucket's weights
+        rows = bucket == b
+        s[rows] = (v_stm[rows] ** 2) @ out_w[b, :hidden] + (v_nstm[rows] ** 2) @ out_w[b, hidden:]
     out = truncating_divide(s, qa) + net.out_b[bucket]
     return np.clip(truncating_divide(out * scale, qa * qb), -VALUE_NETWORK_MAX, VALUE_NETWORK_MAX)
 

@@ -45,6 +45,7 @@ from fianchetto.learn.network import (
     QuantNetwork,
     architecture_for,
     check_hidden,
+    integer_output,
     load_float,
     output_buckets,
     sigmoid,
@@ -176,9 +177,14 @@ def cosine_lr(base: float, step: int, total: int) -> float:
 # Forward and backward passes on padded feature lists
 # ---------------------------------------------------------------------------
 
-def batch_features(batch: Batch) -> np.ndarray:
+def views_features(stm: np.ndarray, nstm: np.ndarray) -> np.ndarray:
     """``(2n, 32)`` int16: the side to move's feature lists, then the other side's."""
-    return np.ascontiguousarray(np.concatenate([batch.stm, batch.nstm]), dtype=np.int16)
+    return np.ascontiguousarray(np.concatenate([stm, nstm]), dtype=np.int16)
+
+
+def batch_features(batch: Batch) -> np.ndarray:
+    """A batch's feature lists for the compiled passes (views_features)."""
+    return views_features(batch.stm, batch.nstm)
 
 
 def forward(net: FloatNetwork, features: np.ndarray, bucket: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -553,20 +559,37 @@ def write_trained(net: FloatNetwork, out: Path, held_out: Batch, result: TrainRe
     say(log, f"wrote {out} (quantised) and {result.checkpoint_path} (float checkpoint)")
 
 
-#: Positions evaluated at a time when the output bias is recentred: the numpy
-#: evaluations hold tens of kilobytes a position at H = 1,024 (the integer one
-#: widens every hidden unit and output weight to 64 bits).
+#: Positions evaluated at a time when the output bias is recentred: the integer
+#: evaluation's numpy arithmetic holds tens of kilobytes a position at H = 1,024
+#: (it widens every hidden unit and output weight to 64 bits).
 RECENTRE_CHUNK = 16384
+
+
+def quantised_cp(quantised: QuantNetwork, rows: np.ndarray, bias: np.ndarray, features: np.ndarray,
+                 bucket: np.ndarray) -> np.ndarray:
+    """``quantised.evaluate`` (the core's integer arithmetic) of ``(2n, 32)`` feature
+    lists (batch_features), the accumulators summed by the compiled first layer's
+    vector kernel: ``rows`` and ``bias`` are the quantised ones as float32, in
+    which sums of up to 512 int16 values (below 2**24) are exact."""
+    acc = aligned_empty((features.shape[0], quantised.hidden), np.float32)
+    sparse_accumulate(rows, bias, features, acc)
+    half = features.shape[0] // 2
+    return integer_output(quantised, acc[:half], acc[half:], bucket)
 
 
 def quantisation_gaps(quantised: QuantNetwork, net: FloatNetwork, batch: Batch,
                       chunk: int = RECENTRE_CHUNK) -> np.ndarray:
     """The float network's evaluation minus the quantised one's, in centipawns, for
-    each position of ``batch``, ``chunk`` positions at a time. Each position is
-    evaluated on its own, so the chunks change the memory held, not the gaps."""
-    parts = [net.evaluate_cp(batch.stm[i : i + chunk], batch.nstm[i : i + chunk])
-             - quantised.evaluate(batch.stm[i : i + chunk], batch.nstm[i : i + chunk])
-             for i in range(0, len(batch), chunk)]
+    each position of ``batch``, ``chunk`` positions at a time, both on the compiled
+    first layer. Each position is evaluated on its own, so the chunks change the
+    memory held, not the gaps."""
+    rows, bias = aligned_copy(quantised.ft_w), aligned_copy(quantised.ft_b)
+    parts = []
+    for i in range(0, len(batch), chunk):
+        features = views_features(batch.stm[i : i + chunk], batch.nstm[i : i + chunk])
+        bucket = output_buckets(batch.stm[i : i + chunk], net.buckets)
+        parts.append(SCALE * forward(net, features, bucket)[1].astype(np.float64)
+                     - quantised_cp(quantised, rows, bias, features, bucket))
     return np.concatenate(parts)
 
 
