@@ -10,6 +10,7 @@ import importlib
 import io
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -584,3 +585,13 @@ def test_the_training_progress_is_whole_lines_in_a_log_and_rewritten_on_a_termin
         progress.update(100, 0.5)
     progress.close()
     assert terminal.getvalue().count("\r") == 10 and terminal.getvalue().endswith("\n")
+    assert "for all" not in terminal.getvalue()                 # the last epoch: its ETA is the run's
+
+
+def test_the_progress_gives_the_time_to_the_last_epoch_at_this_ones_pace(monkeypatch):
+    clock = iter([0.0, 10.0])                  # 250 positions in 10 s: 25 a second
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    log = io.StringIO()
+    progress = Progress("epoch 2/5", 1000, log, interval=0, epochs_after=3)
+    progress.update(250, 0.5)
+    assert "ETA 0:00:30, 0:02:30 for all" in log.getvalue()     # 750 more now, then 3 x 1000

@@ -266,13 +266,16 @@ def format_seconds(seconds: float) -> str:
 
 
 class Progress:
-    """A one-line progress bar on a text stream: percentage, positions/s, ETA (in
-    place on a terminal, a whole line a minute in a log: ProgressLine)."""
+    """A one-line progress bar on a text stream: percentage, positions/s, ETA of
+    the epoch and, with ``epochs_after`` more to come, of the last one at this
+    epoch's pace (in place on a terminal, a whole line a minute in a log:
+    ProgressLine)."""
 
     WIDTH = 30
 
-    def __init__(self, label: str, total: int, stream: Optional[TextIO], interval: float = 0.5) -> None:
-        self.label, self.total, self.interval = label, total, interval
+    def __init__(self, label: str, total: int, stream: Optional[TextIO], interval: float = 0.5,
+                 epochs_after: int = 0) -> None:
+        self.label, self.total, self.interval, self.epochs_after = label, total, interval, epochs_after
         self.line = ProgressLine(stream) if stream is not None else None
         self.done = 0
         self.start = time.perf_counter()
@@ -292,8 +295,11 @@ class Progress:
         filled = int(self.WIDTH * fraction)
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
         bar = "#" * filled + "." * (self.WIDTH - filled)
+        last = (f", {format_seconds(eta + self.epochs_after * self.total / rate)} for all"
+                if self.epochs_after and rate > 0 else "")
         self.line(f"{self.label} [{bar}] {100 * fraction:5.1f}% {self.done}/{self.total} "
-                  f"{rate:,.0f} pos/s loss {loss:.5f} elapsed {format_seconds(elapsed)} ETA {format_seconds(eta)} ")
+                  f"{rate:,.0f} pos/s loss {loss:.5f} elapsed {format_seconds(elapsed)} ETA {format_seconds(eta)}"
+                  f"{last} ")
 
     def close(self) -> None:
         if self.line is not None:
@@ -524,7 +530,8 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     for epoch in range(done + 1, last + 1):
         started = time.perf_counter()
         rng.shuffle(train_idx)
-        progress = Progress(f"epoch {epoch}/{config.epochs}", len(train_idx), progress_stream)
+        progress = Progress(f"epoch {epoch}/{config.epochs}", len(train_idx), progress_stream,
+                            epochs_after=config.epochs - epoch)
         schedule = ((epoch - 1) * steps_per_epoch, config.epochs * steps_per_epoch)
         train_loss = train_epoch(net, adam, dataset, train_idx, config, schedule, progress, rng)
         progress.close()
