@@ -490,6 +490,28 @@ def check_config(config: TrainConfig) -> None:
         raise ValueError("resume and stop-after need an output path (the state lives beside it)")
 
 
+def starting_network(config: TrainConfig, rng: np.random.Generator) -> FloatNetwork:
+    """The network a run starts from (``--init``'s, shaped as asked, or random
+    weights), in aligned float32 arrays that Adam updates in place, clipped."""
+    if config.init:
+        net = load_float(config.init).with_buckets(config.buckets).with_king_buckets(config.king_buckets)
+        if net.hidden != config.hidden:
+            raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
+    else:
+        net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
+    net = FloatNetwork(*(aligned_copy(p) for p in net.parameters()), king_buckets=net.king_buckets)
+    net.clip_weights()
+    return net
+
+
+def shape_of(config: TrainConfig) -> str:
+    """The network's shape in words, for the log."""
+    def counted(count: int, what: str) -> str:
+        return f"{count} {what}{'s' if count > 1 else ''}"
+    king = f", {counted(config.king_buckets, 'king bucket')} (mirrored)" if config.king_buckets else ""
+    return f"hidden {config.hidden}, {counted(config.buckets, 'output bucket')}{king}"
+
+
 def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log: Optional[TextIO] = None) -> TrainResult:
     """Train, then write the quantised network and the float checkpoint (when ``config.out`` is set).
 
@@ -501,20 +523,9 @@ def run_train(config: TrainConfig, progress_stream: Optional[TextIO] = None, log
     dataset = Dataset(config.data)
     if len(dataset) < 2:
         raise ValueError(f"{len(dataset)} positions in the data; at least 2 are needed")
-    if config.init:
-        net = load_float(config.init).with_buckets(config.buckets).with_king_buckets(config.king_buckets)
-        if net.hidden != config.hidden:
-            raise ValueError(f"--init network has hidden size {net.hidden}, not {config.hidden}")
-    else:
-        net = FloatNetwork.initial(config.hidden, rng, config.buckets, config.king_buckets)
-    net = FloatNetwork(*(aligned_copy(p) for p in net.parameters()),
-                       king_buckets=net.king_buckets)           # as Adam updates them
-    net.clip_weights()
+    net = starting_network(config, rng)
     train_idx, val_idx = split_for(config, dataset)
-    say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; "
-             f"hidden {config.hidden}, {config.buckets} output bucket{'s' if config.buckets > 1 else ''}"
-             + (f", {config.king_buckets} king bucket{'s' if config.king_buckets > 1 else ''} (mirrored)"
-                if config.king_buckets else ""))
+    say(log, f"{len(dataset)} positions: {len(train_idx)} train, {len(val_idx)} validation; {shape_of(config)}")
     adam = Adam(net.parameters(), net.clip_limits())
     steps_per_epoch = -(-len(train_idx) // config.batch)
     state = state_path_for(Path(config.out)) if config.out else None
