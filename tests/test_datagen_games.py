@@ -290,9 +290,36 @@ def test_a_second_run_on_a_file_being_written_is_refused(tmp_path):
             games.open_for_append(str(path))
     finally:
         first.close()
-    again, existing = games.open_for_append(str(path))        # free again once the first is closed
+    again, count = games.open_for_append(str(path))        # free again once the first is closed
     again.close()
-    assert existing == []
+    assert count == 0 and path.read_bytes() == games.header_bytes()
+
+
+@pytest.mark.parametrize("block", [16, 4099, 1 << 22])
+def test_a_file_opened_to_append_hands_over_its_games_and_loses_a_partial_end(tmp_path, monkeypatch, block):
+    """A resume reads the games already there a block at a time, gives each in
+    order (keeping none), and cuts a partial game at the end, so the next game
+    written follows the last complete one."""
+    path = tmp_path / "resume.fgame"
+    stored = synthetic_games(40)
+    data = games.header_bytes() + b"".join(games.encode_game(game) for game in stored)
+    path.write_bytes(data + games.encode_game(stored[1])[:-7])
+    monkeypatch.setattr(games, "READ_BLOCK", block)
+    seen = []
+    handle, count = games.open_for_append(str(path), seen.append)
+    handle.write(games.encode_game(stored[2]))
+    handle.close()
+    assert count == len(stored) and seen == stored
+    assert path.read_bytes() == data + games.encode_game(stored[2])
+
+
+def test_a_corrupt_file_is_refused_for_append_and_left_unlocked(tmp_path):
+    path = tmp_path / "bad.fgame"
+    good = games.header_bytes() + games.encode_game(synthetic_games(1)[0])
+    path.write_bytes(good + bytes([7, 0, 1, 0, 0, 0, 65]))       # result 7: no such result
+    with pytest.raises(ValueError, match="game 2 at byte"):
+        games.open_for_append(str(path))
+    assert not games.being_written(str(path)) and path.read_bytes().startswith(good)
 
 
 def synthetic_games(count: int) -> list:
@@ -319,7 +346,7 @@ def test_a_file_read_a_block_at_a_time_gives_every_game_in_order(tmp_path, monke
     data = games.header_bytes() + b"".join(games.encode_game(game) for game in stored)
     path.write_bytes(data)
     monkeypatch.setattr(games, "READ_BLOCK", block)
-    assert list(games.iter_games(str(path))) == stored == games.scan(data, str(path))[0]
+    assert list(games.iter_games(str(path))) == stored == games.parse_games(data, games.HEADER.size, str(path))[0]
     path.write_bytes(data[:-5])
     read = []
     with pytest.raises(ValueError, match="partial game"):

@@ -29,7 +29,7 @@ import os
 import struct
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, List, Optional, Tuple
+from typing import BinaryIO, Callable, Generator, Iterator, List, Optional, Tuple
 
 MAGIC = b"FIANGAME"
 VERSION = 1
@@ -44,7 +44,7 @@ UNSCORED = -32768             # the score of a random opening ply
 DEFAULT_SKIP_PLIES = 8        # scored plies at the start of each game left out
 DEFAULT_MAX_SCORE = 3000      # |score| at or above this is left out (centipawns)
 RECORD_BYTES = 32             # one FIANDATA record (fianchetto.learn.data.RECORD_SIZE)
-READ_BLOCK = 1 << 22          # bytes iter_games reads at a time (a game is at most about 330 KB)
+READ_BLOCK = 1 << 22          # bytes games_from reads at a time (a game is at most about 330 KB)
 
 
 @dataclass
@@ -126,32 +126,30 @@ def parse_games(data: bytes, at: int, path: str, first: int = 1, offset: int = 0
     return games, at
 
 
-def scan(data: bytes, path: str) -> Tuple[List[Game], int]:
-    """The complete games in a file's bytes and the length they cover (a partial
-    game at the end, left by an interrupted run, is not among them)."""
+def games_from(handle: BinaryIO, path: str) -> Generator[Game, None, Tuple[int, int]]:
+    """Every complete game of the open file ``handle``, read from its start
+    READ_BLOCK bytes at a time (a file of any length in little memory); returns
+    the byte where the last of them ends and the bytes of a partial game after it."""
+    data = handle.read(READ_BLOCK)
     check_header(data, path)
-    return parse_games(data, HEADER.size, path)
+    at, offset, number = HEADER.size, 0, 1
+    while True:
+        games, at = parse_games(data, at, path, number, offset)
+        yield from games
+        number += len(games)
+        block = handle.read(READ_BLOCK)
+        if not block:
+            return offset + at, len(data) - at
+        data, offset, at = data[at:] + block, offset + at, 0
 
 
 def iter_games(path: str, partial_end: bool = False) -> Iterator[Game]:
-    """Every complete game of a file, in order, read READ_BLOCK bytes at a time
-    (a file of any length in little memory). A partial game at the end (the file
-    is being written, or its run was killed) raises ValueError once the games
-    before it are given, or with ``partial_end`` is left out with a note on
-    stderr."""
+    """Every complete game of a file, in order (:func:`games_from`). A partial
+    game at the end (the file is being written, or its run was killed) raises
+    ValueError once the games before it are given, or with ``partial_end`` is
+    left out with a note on stderr."""
     with open(path, "rb") as handle:
-        data = handle.read(READ_BLOCK)
-        check_header(data, path)
-        at, offset, number = HEADER.size, 0, 1
-        while True:
-            games, at = parse_games(data, at, path, number, offset)
-            yield from games
-            number += len(games)
-            block = handle.read(READ_BLOCK)
-            if not block:
-                break
-            data, offset, at = data[at:] + block, offset + at, 0
-    left = len(data) - at
+        _end, left = yield from games_from(handle, path)
     if left and not partial_end:
         raise ValueError(f"{path}: {left} bytes of a partial game at the end "
                          "(an interrupted run: `fianchetto datagen --resume` repairs it)")
@@ -198,25 +196,41 @@ def being_written(path: str) -> bool:
         return not try_lock(handle)
 
 
-def open_for_append(path: str) -> Tuple[BinaryIO, List[Game]]:
+def pass_over_games(handle: BinaryIO, path: str,
+                    each_game: Optional[Callable[[Game], None]]) -> Tuple[int, int]:
+    """Read the games of the open file ``handle`` from its start, giving each to
+    ``each_game``; returns how many there are and the byte where the last ends."""
+    reading = games_from(handle, path)
+    count = 0
+    while True:
+        try:
+            game = next(reading)
+        except StopIteration as done:
+            return count, done.value[0]
+        count += 1
+        if each_game is not None:
+            each_game(game)
+
+
+def open_for_append(path: str, each_game: Optional[Callable[[Game], None]] = None) -> Tuple[BinaryIO, int]:
     """Open a file to add games, for this process alone: a new file gets its header;
-    an existing one is cut back to its last complete game. Returns the handle and
-    the games already there."""
+    an existing one is cut back to its last complete game. ``each_game`` is given
+    the games already there, in order, as they are read (none is kept). Returns
+    the handle and how many games the file holds."""
     handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, 0o644), "r+b")
     lock_exclusively(handle, path)
-    data = handle.read()
-    if not data:
+    if os.fstat(handle.fileno()).st_size == 0:
         handle.write(header_bytes())
         handle.flush()
-        return handle, []
+        return handle, 0
     try:
-        games, end = scan(data, path)
-    except ValueError:
+        count, end = pass_over_games(handle, path, each_game)
+    except BaseException:
         handle.close()
         raise
     handle.truncate(end)
     handle.seek(end)
-    return handle, games
+    return handle, count
 
 
 def game_records(game: Game, skip_plies: int = DEFAULT_SKIP_PLIES, max_score: int = DEFAULT_MAX_SCORE) -> bytes:

@@ -331,10 +331,8 @@ def generate_games(path: str, positions: int, settings: GameSettings, threads: i
         problem = manifest.mismatch(old, fields) if old is not None else None
         if problem:
             raise ValueError(f"{path} was made with other settings ({problem}); start a new file")
-    out, existing = games.open_for_append(path)
     progress = Progress(target=positions)
-    for game in existing:
-        progress.add_game(game.result, game.scored_plies())
+    out, stored = games.open_for_append(path, lambda game: progress.add_game(game.result, game.scored_plies()))
     progress.resumed = progress.positions
     started = time.monotonic()
     last = [started]
@@ -350,7 +348,7 @@ def generate_games(path: str, positions: int, settings: GameSettings, threads: i
             save_manifest()
 
     save_manifest()
-    queue = WholeGameQueue(out, progress, first_game=len(existing))
+    queue = WholeGameQueue(out, progress, first_game=stored)
     try:
         run_workers(run_whole_game_worker, queue, seed, settings, threads, hash_mb, report, report_every, every)
     finally:
