@@ -203,6 +203,43 @@ def test_a_logged_match_shows_its_result_in_one_line():
     assert campaign.row_summary("| an older | row |") == "| an older | row |"
 
 
+def shipping_row(plan, stage, candidate: str, elo: str) -> str:
+    return (f"| 2026-12-07 | {campaign.match_title(plan, stage, candidate)} (pentanomial 1, 2, 3, 4, 5) | "
+            f"`007fe4f1` | `007fe4f1` | 10+0.1 | - | 400 | 150-160-90 | {elo} | - | 400 games | notes |")
+
+
+def test_a_shipping_match_is_judged_by_its_elo_and_the_lower_end_of_its_interval(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
+    final = plan.stages[-1]
+    assert (final.match.ship_elo, final.match.ship_lower) == (35, 5)
+    clears = campaign.verdict(final, "a", shipping_row(plan, final, "a", "52.30 ± 24.10"))
+    assert clears.clears and clears.lower == pytest.approx(28.2)
+    assert "clears the shipping bar (Elo +52.3, lower end +28.2)" == clears.words()
+    assert not campaign.verdict(final, "a", shipping_row(plan, final, "a", "34.90 ± 10.00")).clears  # Elo short
+    assert not campaign.verdict(final, "a", shipping_row(plan, final, "a", "40.00 ± 35.00")).clears  # lower end +5
+    assert campaign.verdict(final, "a", shipping_row(plan, final, "a", "?")) is None
+    assert campaign.verdict(screen_of(plan), "a", shipping_row(plan, final, "a", "52.30 ± 24.10")) is None
+
+
+def test_the_status_names_the_candidate_that_ships_once_every_shipping_match_is_played(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
+    final = plan.stages[-1]
+    first, second = final.challengers()
+    plan.folder.mkdir(parents=True)
+    plan.log.parent.mkdir(parents=True, exist_ok=True)
+    plan.log.write_text(shipping_row(plan, final, first, "41.00 ± 22.00") + "\n")
+    assert campaign.stage_winner(plan, final) is None                  # the second has not played
+    assert "       clears the shipping bar (Elo +41.0, lower end +19.0)" in campaign.status(plan).splitlines()
+    with plan.log.open("a") as log:
+        log.write(shipping_row(plan, final, second, "48.00 ± 22.00") + "\n")
+    assert campaign.stage_winner(plan, final).startswith(f"ships  {second} (final: the highest Elo of 2 that clear")
+    assert campaign.stage_winner(plan, final) in campaign.status(plan).splitlines()
+    plan.log.write_text(shipping_row(plan, final, first, "30.00 ± 22.00") + "\n"
+                        + shipping_row(plan, final, second, "36.00 ± 32.00") + "\n")
+    assert campaign.stage_winner(plan, final).startswith("ships  none of final: no candidate clears the bar")
+    assert campaign.stage_winner(plan, screen_of(plan)) is None         # a screen has no bar
+
+
 def test_the_status_says_which_match_a_run_plays_and_that_datagen_waits_for_it(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     first = screen_of(plan).challengers()[0]

@@ -29,7 +29,9 @@ works through it, every step resumable:
   datagen paused (SIGSTOP) while it plays; a match cut short goes on from the
   folder it recorded. A match is an SPRT (``elo0``, ``elo1``) capped at
   ``rounds`` game pairs, or with ``"sprt": false`` all of them (a shipping
-  match, judged by its interval);
+  match, judged by its interval: with ``ship_elo`` and ``ship_lower``,
+  ``status`` says whether each candidate clears the bar and, once all are
+  played, which ships);
 - ``run`` ends when every step is done.
 
 A working session's end kills the run and its children (one process group);
@@ -108,6 +110,21 @@ class Match:
     rounds: int
     seed: int
     sprt: bool = True                # False: play all the rounds (a fixed-games verdict)
+    ship_elo: Optional[float] = None    # a shipping match: the Elo a candidate must reach
+    ship_lower: Optional[float] = None  # ... with its 95% interval's lower end above this
+
+
+@dataclass
+class Verdict:
+    """A logged match's Elo against its stage's shipping bar."""
+    candidate: str
+    elo: float
+    lower: float                     # the 95% interval's lower end
+    clears: bool
+
+    def words(self) -> str:
+        return (f"{'clears' if self.clears else 'short of'} the shipping bar "
+                f"(Elo {self.elo:+.1f}, lower end {self.lower:+.1f})")
 
 
 @dataclass
@@ -251,6 +268,46 @@ def row_summary(row: str) -> str:
         return row
     games, wdl, elo, llr, verdict = cells[6:11]
     return f"{games} games, +{wdl.replace('-', ' =', 1).replace('-', ' -', 1)}, Elo {elo}, LLR {llr}: {verdict}"
+
+
+def row_elo(row: str) -> Optional[Tuple[float, float]]:
+    """A logged row's Elo and the half-width of its 95% interval (None when the
+    row has no such column, or its match gave no estimate)."""
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    found = re.fullmatch(r"(-?\d+(?:\.\d+)?) ± (\d+(?:\.\d+)?)", cells[8]) if len(cells) >= 11 else None
+    return (float(found.group(1)), float(found.group(2))) if found else None
+
+
+def verdict(stage: Stage, candidate: str, row: str) -> Optional[Verdict]:
+    """Where a logged match leaves its candidate against the stage's shipping bar
+    (None: the stage has no bar, or the row no Elo)."""
+    match, elo = stage.match, row_elo(row)
+    if match is None or match.ship_elo is None or elo is None:
+        return None
+    lower = elo[0] - elo[1]
+    floor = match.ship_lower if match.ship_lower is not None else float("-inf")
+    return Verdict(candidate, elo[0], lower, elo[0] >= match.ship_elo and lower > floor)
+
+
+def stage_winner(plan: Plan, stage: Stage) -> Optional[str]:
+    """Once every match of a stage with a shipping bar is logged: the line naming
+    the candidate that ships (of those that clear the bar, the highest Elo), or
+    that none does. None before then, or without a bar."""
+    if stage.match is None or stage.match.ship_elo is None:
+        return None
+    verdicts = []
+    for candidate in stage.challengers():
+        row = logged_row(plan, stage, candidate)
+        found = verdict(stage, candidate, row) if row else None
+        if found is None:
+            return None
+        verdicts.append(found)
+    bar = f"at least {stage.match.ship_elo:+g} Elo, lower end above {stage.match.ship_lower or 0:+g}"
+    clearing = [found for found in verdicts if found.clears]
+    if not clearing:
+        return f"ships  none of {stage.name}: no candidate clears the bar ({bar})"
+    best = max(clearing, key=lambda found: found.elo)
+    return f"ships  {best.candidate} ({stage.name}: the highest Elo of {len(clearing)} that clear {bar})"
 
 
 def match_command(plan: Plan, stage: Stage, candidate: str, fastchess: str) -> List[str]:
@@ -667,8 +724,14 @@ def status(plan: Plan) -> str:
             where = (row_summary(row) if row else "playing" if candidate == playing else "cut short, goes on" if saved
                      else "not played")
             lines.append(f"match  {candidate:28} {where}")
+            found = verdict(stage, candidate, row) if row else None
+            if found is not None:
+                lines.append(f"       {found.words()}")
             if not row and (candidate == playing or saved):
                 lines.append(f"       {match_progress(plan.folder / f'match-{candidate}.log')}")
+        winner = stage_winner(plan, stage)
+        if winner:
+            lines.append(winner)
     return "\n".join(lines)
 
 
