@@ -260,11 +260,17 @@ def logged_row(plan: Plan, stage: Stage, candidate: str) -> Optional[str]:
     return rows[-1] if rows else None
 
 
+def row_cells(row: str) -> Optional[List[str]]:
+    """A logged row's cells, when it has the columns tools/sprt.py writes."""
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    return cells if len(cells) >= 11 else None
+
+
 def row_summary(row: str) -> str:
     """A logged row's result in one line: games, W-D-L, Elo, LLR and verdict (the
     columns tools/sprt.py writes); the row itself when it has other columns."""
-    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
-    if len(cells) < 11:
+    cells = row_cells(row)
+    if cells is None:
         return row
     games, wdl, elo, llr, verdict = cells[6:11]
     return f"{games} games, +{wdl.replace('-', ' =', 1).replace('-', ' -', 1)}, Elo {elo}, LLR {llr}: {verdict}"
@@ -273,8 +279,8 @@ def row_summary(row: str) -> str:
 def row_elo(row: str) -> Optional[Tuple[float, float]]:
     """A logged row's Elo and the half-width of its 95% interval (None when the
     row has no such column, or its match gave no estimate)."""
-    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
-    found = re.fullmatch(r"(-?\d+(?:\.\d+)?) ± (\d+(?:\.\d+)?)", cells[8]) if len(cells) >= 11 else None
+    cells = row_cells(row)
+    found = re.fullmatch(r"(-?\d+(?:\.\d+)?) ± (\d+(?:\.\d+)?)", cells[8]) if cells else None
     return (float(found.group(1)), float(found.group(2))) if found else None
 
 
@@ -290,20 +296,26 @@ def verdict(stage: Stage, candidate: str, row: str) -> Optional[Verdict]:
 
 
 def stage_winner(plan: Plan, stage: Stage) -> Optional[str]:
-    """Once every match of a stage with a shipping bar is logged: the line naming
-    the candidate that ships (of those that clear the bar, the highest Elo), or
-    that none does. None before then, or without a bar."""
-    if stage.match is None or stage.match.ship_elo is None:
-        return None
+    """:func:`shipping_line` of the stage's logged matches."""
     verdicts = []
     for candidate in stage.challengers():
         row = logged_row(plan, stage, candidate)
-        found = verdict(stage, candidate, row) if row else None
-        if found is None:
-            return None
-        verdicts.append(found)
-    bar = f"at least {stage.match.ship_elo:+g} Elo, lower end above {stage.match.ship_lower or 0:+g}"
-    clearing = [found for found in verdicts if found.clears]
+        verdicts.append(verdict(stage, candidate, row) if row else None)
+    return shipping_line(stage, verdicts)
+
+
+def shipping_line(stage: Stage, verdicts: List[Optional[Verdict]]) -> Optional[str]:
+    """Once every match of a stage with a shipping bar has a verdict (one for each
+    challenger, in order): the line naming the candidate that ships (of those
+    that clear the bar, the highest Elo), or that none does. None before then,
+    or without a bar."""
+    match = stage.match
+    if match is None or match.ship_elo is None or any(found is None for found in verdicts):
+        return None
+    bar = f"at least {match.ship_elo:+g} Elo"
+    if match.ship_lower is not None:
+        bar += f", lower end above {match.ship_lower:+g}"
+    clearing = [found for found in verdicts if found is not None and found.clears]
     if not clearing:
         return f"ships  none of {stage.name}: no candidate clears the bar ({bar})"
     best = max(clearing, key=lambda found: found.elo)
@@ -718,6 +730,7 @@ def status(plan: Plan) -> str:
             log = plan.folder / f"{candidate}.log"
             if not network.exists() and log.exists():
                 lines.append(f"       {last_progress(log, 'epoch ')}")
+        verdicts: List[Optional[Verdict]] = []
         for candidate in stage.challengers():
             row = logged_row(plan, stage, candidate)
             saved = (plan.folder / f"match-{candidate}.folder").exists()
@@ -725,11 +738,12 @@ def status(plan: Plan) -> str:
                      else "not played")
             lines.append(f"match  {candidate:28} {where}")
             found = verdict(stage, candidate, row) if row else None
+            verdicts.append(found)
             if found is not None:
                 lines.append(f"       {found.words()}")
             if not row and (candidate == playing or saved):
                 lines.append(f"       {match_progress(plan.folder / f'match-{candidate}.log')}")
-        winner = stage_winner(plan, stage)
+        winner = shipping_line(stage, verdicts)
         if winner:
             lines.append(winner)
     return "\n".join(lines)
