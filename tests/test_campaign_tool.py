@@ -119,6 +119,57 @@ def test_a_match_starts_with_its_own_seed_and_networks_then_goes_on_from_its_fol
     assert command[command.index("--resume") + 1] == str(folder)
 
 
+def cut_short(plan, candidate: str, counts: dict, tmp_path: Path) -> Path:
+    """A match folder on this machine whose fastchess saved `counts`."""
+    folder = tmp_path / "matches" / candidate
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"stats": {"test vs base": counts}}))
+    plan.folder.mkdir(parents=True, exist_ok=True)
+    (plan.folder / f"match-{candidate}.folder").write_text(f"{folder}\n")
+    return folder
+
+
+def test_a_match_cut_short_is_held_and_goes_on_from_its_counts_on_a_machine_without_its_folder(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path / "cache", root=tmp_path)
+    assert plan.held == tmp_path / "docs" / "data" / "generation8-held.json"
+    final = plan.stages[-1]
+    first, second = final.challengers()
+    assert campaign.hold(plan) == "no match cut short on this machine" and not plan.held.exists()
+    counts = {"wins": 39, "draws": 58, "losses": 23, "penta_LL": 2, "penta_LD": 9, "penta_DD": 16,
+              "penta_WL": 10, "penta_WD": 17, "penta_WW": 6}
+    cut_short(plan, first, counts, tmp_path)
+    assert campaign.hold(plan).startswith(f"held   {first:28} 120 games: 39-58-23/2,9,26,17,6")
+    record = json.loads(plan.held.read_text())[first]
+    assert record["carry"] == "39-58-23/2,9,26,17,6" and record["games"] == 120
+    assert campaign.sprt.carried_stats(record["carry"]) == counts
+    # this machine goes on from its own folder ...
+    assert "--resume" in campaign.match_command(plan, final, first, "/opt/fastchess")
+    # ... a new one (no cache) carries the held counts into a new test of the same match
+    fresh = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path / "new machine", root=tmp_path)
+    command = campaign.match_command(fresh, final, first, "/opt/fastchess")
+    assert "--resume" not in command and command[command.index("--carry") + 1] == "39-58-23/2,9,26,17,6"
+    assert command[command.index("--seed") + 1] == str(final.match.seed)
+    assert "--carry" not in campaign.match_command(fresh, final, second, "/opt/fastchess")
+    shown = campaign.status(fresh).splitlines()
+    assert f"match  {first:28} held at 120 games (+39 =58 -23, {record['date']}), goes on from them" in shown
+    assert f"match  {second:28} not played" in shown
+
+
+def test_a_held_record_is_not_replaced_by_fewer_games_nor_by_a_logged_match(tmp_path):
+    plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path / "cache", root=tmp_path)
+    final = plan.stages[-1]
+    first, second = final.challengers()
+    plan.held.parent.mkdir(parents=True)
+    plan.held.write_text(json.dumps({first: {"carry": "3-4-1/0,1,2,1,0", "games": 8, "date": "2026-12-06"}}))
+    cut_short(plan, first, {"wins": 1, "draws": 0, "losses": 1, "penta_WL": 1}, tmp_path)
+    cut_short(plan, second, {"wins": 1, "draws": 0, "losses": 1, "penta_WL": 1}, tmp_path)
+    plan.log.parent.mkdir(parents=True, exist_ok=True)
+    plan.log.write_text(shipping_row(plan, final, second, "41.00 ± 22.00") + "\n")
+    assert campaign.hold(plan) == f"held   {first:28} 8 games already held"
+    assert json.loads(plan.held.read_text()) == {first: {"carry": "3-4-1/0,1,2,1,0", "games": 8,
+                                                         "date": "2026-12-06"}}
+
+
 def test_a_match_is_done_once_its_row_is_logged(tmp_path):
     plan = campaign.load_plan(campaign.DEFAULT_PLAN, cache=tmp_path, root=tmp_path)
     screen = screen_of(plan)

@@ -95,6 +95,14 @@ def test_fastchess_saves_its_state_every_game_pair():
     assert command[command.index("-autosaveinterval") + 1] == "2"
 
 
+def test_a_new_test_plays_the_shuffled_openings_from_the_first():
+    args = argparse.Namespace(tc="8+0.08", openings="o.epd", seed=1, rounds=10, concurrency=2, no_sprt=True,
+                              base_option=[], test_option=[])
+    command = sprt.fastchess_command("fastchess", Path("/b"), Path("/t"), args, Path("g.pgn"))
+    assert command[command.index("-openings"):command.index("-srand")] == [
+        "-openings", "file=o.epd", "format=epd", "order=random"]
+
+
 def test_a_resumed_test_continues_fastchess_state_and_logs_the_saved_row(tmp_path, monkeypatch):
     log = tmp_path / "sprt.md"
     args = argparse.Namespace(title="a saved change", tc="3+0.03", elo0=0.0, elo1=10.0, no_sprt=False,
@@ -146,8 +154,8 @@ def test_a_carried_test_plays_one_pair_adds_the_counts_and_goes_on(tmp_path, mon
     def fake_play(command, folder):
         commands.append(command)
         if len(commands) == 1:
-            state = {"rounds": 1, "stats": {"test vs base": {"wins": 1, "draws": 0, "losses": 1,
-                                                             "penta_WL": 1}}}
+            state = {"rounds": 1, "opening": {"order": "random", "start": 413},
+                     "stats": {"test vs base": {"wins": 1, "draws": 0, "losses": 1, "penta_WL": 1}}}
             (folder / "config.json").write_text(json.dumps(state), encoding="utf-8")
         return sprt.parse_summary(SUMMARY)
 
@@ -156,10 +164,14 @@ def test_a_carried_test_plays_one_pair_adds_the_counts_and_goes_on(tmp_path, mon
                       "--carry", "254-393-177/14,81,163,122,32"]) == 0
     first, second = commands
     assert first[first.index("-rounds") + 1] == "1"
+    # the carried counts hold 412 pairs: the first new pair plays the 413th opening
+    assert first[first.index("-openings") + 4] == "start=413"
     assert second == ["fc", "-config", "file=config.json"]
     (folder,) = (tmp_path / "matches").iterdir()
     state = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     assert state["rounds"] == 700
+    # resumed, fastchess skips an opening for each of the 413 pairs counted
+    assert state["opening"]["start"] == 1
     assert state["stats"]["test vs base"] == {"wins": 255, "draws": 393, "losses": 178, "penta_WL": 69,
                                               "penta_LL": 14, "penta_LD": 81, "penta_DD": 95,
                                               "penta_WD": 122, "penta_WW": 32}

@@ -4,6 +4,7 @@
     python3 tools/campaign.py status [--plan docs/data/generation8-plan.json]
     python3 tools/campaign.py run    [--plan ...] [--fastchess PATH]
     python3 tools/campaign.py check  [--plan ...]
+    python3 tools/campaign.py hold   [--plan ...]
 
 The plan, a JSON file committed with the code, names what a generation needs:
 the self-play files (seed, target, the datagen settings) and the build that plays
@@ -36,8 +37,11 @@ works through it, every step resumable:
 
 A working session's end kills the run and its children (one process group);
 the same command goes on where they stopped. On a new machine, without the
-cache, it starts again from the first game: a seed gives the same games
-(docs/training.md). Everything goes to the cache (``~/.cache/fianchetto``,
+cache, datagen starts again from the first game: a seed gives the same games
+(docs/training.md). A match outlives the machine through ``hold``, run before a
+session ends: it writes each match's counts so far to the plan's ``held`` file,
+committed with the code, and a match with no folder here goes on from them
+(tools/sprt.py's ``--carry``: the same seed, the openings after the held ones). Everything goes to the cache (``~/.cache/fianchetto``,
 ``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
 ``campaign/<name>/`` (networks and their training state, logs, the match
 folders). ``check`` compares each self-play file, as far as it has grown, with
@@ -67,6 +71,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import BinaryIO, Dict, Iterator, List, Optional, TextIO, Tuple
 
@@ -154,6 +159,7 @@ class Plan:
     keep: Optional[Path]             # where trained networks are copied, to be committed
     log: Path                        # the matches' rows (tools/sprt.py's --log)
     root: Path                       # what a base given as a file is relative to
+    held: Optional[Path] = None      # the counts of matches cut short, to be committed (``hold``)
 
     def data_path(self, name: str) -> Path:
         return self.data_dir / name
@@ -194,7 +200,8 @@ def load_plan(path: Path, cache: Path = sprt.CACHE, root: Path = ROOT) -> Plan:
     plan = Plan(raw["name"], raw.get("engine"), list(raw["datagen"]), data,
                 [load_stage(stage) for stage in raw["stages"]], cache / "campaign" / raw["name"], cache / "data",
                 root / raw["keep"] if raw.get("keep") else None,
-                root / raw["log"] if raw.get("log") else cache / "campaign" / raw["name"] / "matches.md", root)
+                root / raw["log"] if raw.get("log") else cache / "campaign" / raw["name"] / "matches.md", root,
+                root / raw["held"] if raw.get("held") else None)
     check_plan(plan)
     return plan
 
@@ -322,14 +329,55 @@ def shipping_line(stage: Stage, verdicts: List[Optional[Verdict]]) -> Optional[s
     return f"ships  {best.candidate} ({stage.name}: the highest Elo of {len(clearing)} that clear {bar})"
 
 
+def saved_folder(plan: Plan, candidate: str) -> Optional[Path]:
+    """The folder of the candidate's match on this machine, once fastchess saved its state there."""
+    note = plan.folder / f"match-{candidate}.folder"
+    folder = Path(note.read_text().strip()) if note.exists() else None
+    return folder if folder is not None and (folder / sprt.STATE_FILE).exists() else None
+
+
+def read_held(plan: Plan) -> Dict[str, dict]:
+    """The held matches: candidate -> ``{"carry": W-D-L/pentanomial, "games": n, "date": ...}``."""
+    if plan.held is None or not plan.held.exists():
+        return {}
+    return dict(json.loads(plan.held.read_text(encoding="utf-8")))
+
+
+def hold(plan: Plan) -> str:
+    """Write the counts of every match cut short on this machine (its folder's
+    saved state) to the plan's ``held`` file, where they outlive the cache: a run
+    on a machine without the folder goes on from them (``--carry``). A record
+    with more games than this machine's is kept."""
+    if plan.held is None:
+        return "the plan names no held file"
+    held, lines = read_held(plan), []
+    for stage in plan.stages:
+        for candidate in stage.challengers():
+            folder = saved_folder(plan, candidate)
+            counts = sprt.saved_counts(folder) if folder and not logged_row(plan, stage, candidate) else None
+            if not counts:
+                continue
+            games_now = sprt.pairs_of(counts) * 2
+            if games_now <= held.get(candidate, {}).get("games", 0):
+                lines.append(f"held   {candidate:28} {held[candidate]['games']} games already held")
+                continue
+            held[candidate] = {"carry": sprt.carry_text(counts), "games": games_now, "date": str(date.today())}
+            lines.append(f"held   {candidate:28} {games_now} games: {held[candidate]['carry']}")
+    if held != read_held(plan):
+        plan.held.parent.mkdir(parents=True, exist_ok=True)
+        plan.held.write_text(json.dumps(held, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return "\n".join(lines) if lines else "no match cut short on this machine"
+
+
 def match_command(plan: Plan, stage: Stage, candidate: str, fastchess: str) -> List[str]:
-    """tools/sprt.py's command for the candidate's match: a saved folder goes on."""
+    """tools/sprt.py's command for the candidate's match: a saved folder goes on;
+    without one, a held record's counts are carried into a new folder."""
     match = stage.match
     assert match is not None
-    saved = plan.folder / f"match-{candidate}.folder"
-    if saved.exists() and Path(saved.read_text().strip(), sprt.STATE_FILE).exists():
-        return [sys.executable, str(ROOT / "tools" / "sprt.py"), "--resume", saved.read_text().strip(),
-                "--fastchess", fastchess]
+    saved = saved_folder(plan, candidate)
+    if saved is not None:
+        return [sys.executable, str(ROOT / "tools" / "sprt.py"), "--resume", str(saved), "--fastchess", fastchess]
+    held = read_held(plan).get(candidate)
     ref = plan.engine or "HEAD"
     index = stage.challengers().index(candidate)
     return [sys.executable, str(ROOT / "tools" / "sprt.py"), ref, ref, "--tc", match.tc,
@@ -337,7 +385,8 @@ def match_command(plan: Plan, stage: Stage, candidate: str, fastchess: str) -> L
             "--seed", str(match.seed + index), "--concurrency", "2", *([] if match.sprt else ["--no-sprt"]),
             "--base-option", f"EvalFile={plan.base_network(match.base)}",
             "--test-option", f"EvalFile={plan.network(candidate)}",
-            "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, stage, candidate)]
+            "--fastchess", fastchess, "--log", str(plan.log), "--title", match_title(plan, stage, candidate),
+            *(["--carry", held["carry"]] if held else [])]
 
 
 #: Seconds a child is given to end by itself (datagen writes its manifest) before it is killed.
@@ -702,8 +751,14 @@ def data_to_go(recorded: int, target: int, rate: Optional[float]) -> str:
     return line
 
 
+def held_words(record: dict) -> str:
+    wins, draws, losses = record["carry"].split("/")[0].split("-")
+    return f"held at {record['games']} games (+{wins} ={draws} -{losses}, {record['date']}), goes on from them"
+
+
 def status(plan: Plan) -> str:
     lines = []
+    held = read_held(plan)
     playing = match_playing(plan)
     recorded, rate = 0, None
     for data in plan.data:
@@ -735,7 +790,7 @@ def status(plan: Plan) -> str:
             row = logged_row(plan, stage, candidate)
             saved = (plan.folder / f"match-{candidate}.folder").exists()
             where = (row_summary(row) if row else "playing" if candidate == playing else "cut short, goes on" if saved
-                     else "not played")
+                     else held_words(held[candidate]) if candidate in held else "not played")
             lines.append(f"match  {candidate:28} {where}")
             found = verdict(stage, candidate, row) if row else None
             verdicts.append(found)
@@ -820,7 +875,7 @@ def print_quietly(text: str) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("status", "run", "check"))
+    parser.add_argument("command", choices=("status", "run", "check", "hold"))
     parser.add_argument("--plan", type=Path, default=DEFAULT_PLAN)
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
     args = parser.parse_args(argv)
@@ -834,6 +889,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.command == "check":
         report, agrees = check(plan)
         return print_quietly(report) or (0 if agrees else 1)
+    if args.command == "hold":
+        return print_quietly(hold(plan))
     interrupt_on_stop_signals()
     try:
         return run(plan, args.fastchess)

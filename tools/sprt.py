@@ -36,7 +36,8 @@ logged, once TEST is built again and its bench equals the row's:
 
 fastchess plays one game pair to write its state, the carried counts are added
 to it, and the test goes on from their sum (the cap of rounds counts the carried
-games too).
+games too); the seed shuffles the openings as before, and the pairs go on with
+the openings after the carried pairs'.
 
 fastchess is found through ``--fastchess``, ``$FASTCHESS`` or ``PATH``; build it
 beside the project (see ``../shared/README.md``), never inside it.
@@ -130,13 +131,17 @@ STATE_SAVE_GAMES = 2
 TEST_VS_BASE = f"{TEST_NAME} vs {BASE_NAME}"
 
 
-def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Namespace, pgn: Path) -> List[str]:
+def fastchess_command(fastchess: str, base: Path, test: Path, args: argparse.Namespace, pgn: Path,
+                      first_opening: int = 1) -> List[str]:
+    """fastchess's command for the test; its first game pair plays the shuffled
+    suite's `first_opening`-th opening (counted from 1)."""
     return [
         fastchess,
         *engine_args(TEST_NAME, test, args.test_option),
         *engine_args(BASE_NAME, base, args.base_option),
         "-each", f"tc={args.tc}",
-        "-openings", f"file={args.openings}", "format=epd", "order=random", "-srand", str(args.seed),
+        "-openings", f"file={args.openings}", "format=epd", "order=random",
+        *([f"start={first_opening}"] if first_opening > 1 else []), "-srand", str(args.seed),
         "-repeat", "-rounds", str(args.rounds), "-concurrency", str(args.concurrency),
         *([] if args.no_sprt else ["-sprt", f"elo0={args.elo0}", f"elo1={args.elo1}", "alpha=0.05", "beta=0.05"]),
         *ADJUDICATION,
@@ -342,12 +347,22 @@ def carry_text(counts: Dict[str, int]) -> str:
 
 
 def add_to_state(folder: Path, counts: Dict[str, int]) -> None:
-    """Add `counts` to the test build's counts in the state fastchess saved in `folder`."""
+    """Add `counts` to the test build's counts in the state fastchess saved in
+    `folder`. A resumed fastchess skips one opening for each game pair its counts
+    hold (after the suite's ``start``): the start goes back to the first opening,
+    so that the pairs after the carried ones play the openings after theirs."""
     def add(config: dict) -> None:
         stats = config["stats"].setdefault(TEST_VS_BASE, {})
         for key, value in counts.items():
             stats[key] = stats.get(key, 0) + value
+        if isinstance(config.get("opening"), dict):
+            config["opening"]["start"] = 1
     edit_state(folder, add)
+
+
+def pairs_of(counts: Dict[str, int]) -> int:
+    """The game pairs fastchess's counts hold."""
+    return sum(counts.get(key, 0) for key in PENTANOMIAL)
 
 
 def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
@@ -410,8 +425,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         summary = play(fastchess_command(args.fastchess, base_exe, test_exe, args, folder / "games.pgn"), folder)
         return finish(args, base_commit, test_commit, summary, folder)
     # One game pair makes fastchess write its state; the carried counts join it.
+    # It plays the opening after the carried pairs' (the same seed shuffles the
+    # suite the same way), and so does every pair after it.
     first = argparse.Namespace(**{**vars(args), "rounds": 1})
-    play(fastchess_command(args.fastchess, base_exe, test_exe, first, folder / "games.pgn"), folder)
+    play(fastchess_command(args.fastchess, base_exe, test_exe, first, folder / "games.pgn",
+                           first_opening=pairs_of(carried) + 1), folder)
     add_to_state(folder, carried)
     return resume(folder, args.fastchess, args.rounds)
 
