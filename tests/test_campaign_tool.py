@@ -356,6 +356,26 @@ def test_a_kept_network_is_not_trained_again_on_a_machine_without_the_cache(tmp_
     assert campaign.run(plan, fastchess=None) == 0
     assert not plan.trained("tiny16").exists()
     assert kept.read_bytes() == b"a network trained on another machine"
+    # nor is the data it trained on played again: nothing needs it
+    assert not plan.data_path("games-s5-n200.fgame").exists()
+    assert "not needed (its networks are kept)" in campaign.status(plan)
+
+
+def test_a_file_is_needed_while_a_candidate_that_trains_on_it_has_no_network(tmp_path):
+    plan = campaign.load_plan(write_plan(tmp_path, keep="kept"), cache=tmp_path / "cache", root=tmp_path)
+    screen, final = plan.stages[0], plan.stages[-1]
+    first, second = (data.name for data in plan.data)
+    assert screen.data == [first] and set(final.data) == {first, second}
+    (tmp_path / "kept").mkdir()
+    for candidate in screen.candidates:
+        plan.kept(candidate).write_bytes(b"kept")
+    assert plan.needs(first) and plan.needs(second)        # the final stage still trains on both
+    *others, last = final.candidates
+    for candidate in others:
+        plan.kept(candidate).write_bytes(b"kept")
+    plan.trained(last).parent.mkdir(parents=True)
+    plan.trained(last).write_bytes(b"trained here, not yet kept")
+    assert not plan.needs(first) and not plan.needs(second)
 
 
 def test_a_stopped_run_ends_its_datagen_which_keeps_its_games(tmp_path):

@@ -16,7 +16,9 @@ works through it, every step resumable:
 
 - datagen plays the first file not complete, at nice 19 in the background
   (``--resume``), then the next; a file another process is writing (its lock
-  is held) is left to that process;
+  is held) is left to that process; a file is played only while a candidate
+  that trains on it has no network (a new machine with every network kept
+  regrows none);
 - each candidate whose network is not written trains as soon as its files are
   complete (``fianchetto train ... --resume``: a run cut short goes on from its
   last epoch), one at a time with datagen beside it, two at a time once every
@@ -175,6 +177,13 @@ class Plan:
         """The candidate's network: the kept copy when there is one (it outlives the cache)."""
         kept = self.kept(candidate)
         return kept if kept is not None and kept.exists() else self.trained(candidate)
+
+    def needs(self, name: str) -> bool:
+        """Is the data file `name` still needed: does a candidate that trains on it
+        have no network yet? (Kept networks outlive the cache, so a new machine
+        does not regrow data that every network trained on.)"""
+        return any(name in stage.data and not self.network(candidate).exists()
+                   for stage in self.stages for candidate in stage.candidates)
 
     def base_network(self, base: str) -> Path:
         """A match's base: a candidate's network, or a file (the shipped network)."""
@@ -452,7 +461,7 @@ class Datagen:
             self.proc = self.current = None
         for data in self.plan.data:
             path = self.plan.data_path(data.name)
-            if is_complete(path):
+            if is_complete(path) or not self.plan.needs(data.name):
                 continue
             if games.being_written(str(path)):
                 return True          # another process plays it
@@ -765,7 +774,8 @@ def status(plan: Plan) -> str:
         path = plan.data_path(data.name)
         state = data_state(path)
         where = ("complete" if state.get("complete") else f"paused for the match of {playing}" if playing
-                 else "being written" if games.being_written(str(path)) else "stopped" if state else "not started")
+                 else "being written" if games.being_written(str(path)) else "stopped" if state
+                 else "not started" if plan.needs(data.name) else "not needed (its networks are kept)")
         positions = int(state.get("positions", 0))
         recorded += min(positions, data.positions)
         lines.append(f"data   {data.name:28} {positions:>12,} / {data.positions:,}  {where}")
