@@ -43,7 +43,8 @@ cache, datagen starts again from the first game: a seed gives the same games
 (docs/training.md). A match outlives the machine through ``hold``, run before a
 session ends: it writes each match's counts so far to the plan's ``held`` file,
 committed with the code, and a match with no folder here goes on from them
-(tools/sprt.py's ``--carry``: the same seed, the openings after the held ones). Everything goes to the cache (``~/.cache/fianchetto``,
+(tools/sprt.py's ``--carry``: the same seed, the openings after the held ones).
+Everything goes to the cache (``~/.cache/fianchetto``,
 ``FIANCHETTO_CACHE`` moves it): the data to ``data/``, the rest to
 ``campaign/<name>/`` (networks and their training state, logs, the match
 folders). ``check`` compares each self-play file, as far as it has grown, with
