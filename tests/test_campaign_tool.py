@@ -359,6 +359,8 @@ def test_a_kept_network_is_not_trained_again_on_a_machine_without_the_cache(tmp_
     # nor is the data it trained on played again: nothing needs it
     assert not plan.data_path("games-s5-n200.fgame").exists()
     assert "not needed (its networks are kept)" in campaign.status(plan)
+    with campaign.only_run(plan), campaign.doing(plan, "match tiny16"):  # no datagen waits for a match either
+        assert "not needed (its networks are kept)" in campaign.status(plan)
 
 
 def test_a_file_is_needed_while_a_candidate_that_trains_on_it_has_no_network(tmp_path):

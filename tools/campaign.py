@@ -774,9 +774,9 @@ def status(plan: Plan) -> str:
     for data in plan.data:
         path = plan.data_path(data.name)
         state = data_state(path)
-        where = ("complete" if state.get("complete") else f"paused for the match of {playing}" if playing
-                 else "being written" if games.being_written(str(path)) else "stopped" if state
-                 else "not started" if plan.needs(data.name) else "not needed (its networks are kept)")
+        where = ("complete" if state.get("complete") else "not needed (its networks are kept)"
+                 if not plan.needs(data.name) else f"paused for the match of {playing}" if playing
+                 else "being written" if games.being_written(str(path)) else "stopped" if state else "not started")
         positions = int(state.get("positions", 0))
         recorded += min(positions, data.positions)
         lines.append(f"data   {data.name:28} {positions:>12,} / {data.positions:,}  {where}")
