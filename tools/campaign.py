@@ -360,7 +360,8 @@ def hold(plan: Plan) -> str:
     with more games than this machine's is kept."""
     if plan.held is None:
         return "the plan names no held file"
-    held, lines = read_held(plan), []
+    before = read_held(plan)
+    held, lines = dict(before), []
     for stage in plan.stages:
         for candidate in stage.challengers():
             folder = saved_folder(plan, candidate)
@@ -373,7 +374,7 @@ def hold(plan: Plan) -> str:
                 continue
             held[candidate] = {"carry": sprt.carry_text(counts), "games": games_now, "date": str(date.today())}
             lines.append(f"held   {candidate:28} {games_now} games: {held[candidate]['carry']}")
-    if held != read_held(plan):
+    if held != before:
         plan.held.parent.mkdir(parents=True, exist_ok=True)
         plan.held.write_text(json.dumps(held, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return "\n".join(lines) if lines else "no match cut short on this machine"
@@ -762,8 +763,9 @@ def data_to_go(recorded: int, target: int, rate: Optional[float]) -> str:
 
 
 def held_words(record: dict) -> str:
-    wins, draws, losses = record["carry"].split("/")[0].split("-")
-    return f"held at {record['games']} games (+{wins} ={draws} -{losses}, {record['date']}), goes on from them"
+    counts = sprt.carried_stats(record["carry"])
+    return (f"held at {record['games']} games (+{counts['wins']} ={counts['draws']} -{counts['losses']}, "
+            f"{record['date']}), goes on from them")
 
 
 def status(plan: Plan) -> str:
