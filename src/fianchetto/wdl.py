@@ -118,15 +118,15 @@ class WdlModel:
         return cls(a, b, str(data.get("source", source)), d)
 
 
-#: Fitted by ``fianchetto wdl-fit`` on the 1,698,950 filtered positions of 22,499
-#: self-play games of the shipped network, generation 7 (docs/training.md);
+#: Fitted by ``fianchetto wdl-fit`` on the 1,717,689 filtered positions of 21,713
+#: self-play games of the shipped network, generation 8 (docs/training.md);
 #: networks/fianchetto.nnue.wdl.json holds the same model beside the network.
-#: The midpoint runs from about 493 at the least material to 107 with every
-#: piece on the board (127 at 58 pawns' worth); the plateau is 0.95 at 17 pawns'
-#: worth and 1 from about 35 up.
-DEFAULT_MODEL = WdlModel(a=(653.2765, -571.0342, -182.0337, 226.5645),
-                         b=(103.7603, 191.4506, 59.7158, -108.4337),
-                         source="default", d=(0.5309, -6.9073, -8.2340))
+#: The midpoint runs from about 492 at the least material to 124 with every
+#: piece on the board (148 at 58 pawns' worth); the plateau is 0.955 at 17
+#: pawns' worth and 1 from about 35 up.
+DEFAULT_MODEL = WdlModel(a=(646.3749, -552.0730, -141.3998, 195.4797),
+                         b=(97.5613, 192.5080, 59.3484, -104.5771),
+                         source="default", d=(0.1710, -6.1218, -8.1667))
 
 
 def exact(score_sign: int) -> Tuple[int, int, int]:

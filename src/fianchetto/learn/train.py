@@ -61,7 +61,7 @@ EVAL_BATCH = 16384
 @dataclass
 class TrainConfig:
     """Everything ``fianchetto train`` takes on its command line. The defaults are
-    the recipe of the shipped network, generation 7 (docs/training.md): 512
+    the recipe of the shipped network, generation 8 (docs/training.md): 768
     hidden units and 8 output buckets, 20 epochs of cosine schedule, a target of
     mostly search scores (lambda 0.5 and 0.3 lost hundreds of Elo) and small
     batches (16384 gave too few steps on a few million positions)."""
@@ -69,7 +69,7 @@ class TrainConfig:
     data: List[str]
     out: str
     epochs: int = 20
-    hidden: int = 512
+    hidden: int = 768
     seed: int = 1
     lam: float = 0.1
     lr: float = 2e-3
