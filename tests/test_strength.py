@@ -123,18 +123,28 @@ def test_a_limited_search_keeps_the_smaller_node_limit_and_at_least_its_candidat
     assert strength.limited_search(budget * 2, lines + 2, elo) == (budget, lines + 2)
 
 
-def test_the_line_is_picked_among_the_deepest_candidates():
+def test_the_line_is_picked_among_the_deepest_iteration_that_offers_the_candidates():
     from fianchetto.score import SearchInfo
 
     def line(depth, cp, move, rank):
         return SearchInfo(depth=depth, score=Score.cp(cp), pv=[move], multipv=rank)
 
-    shallow = line(5, 900, "a2a3", 3)                     # completed a depth less: never chosen
-    deep = [line(6, 20, "e2e4", 1), line(6, 10, "d2d4", 2)]
     rng = random.Random(3)
-    chosen = {strength.pick_line(deep + [shallow], strength.MIN_ELO, rng).pv[0] for _ in range(200)}
+    two = next(elo for elo in range(strength.MIN_ELO, strength.MAX_ELO) if strength.candidates(elo) == 2)
+    shallow = line(5, 900, "a2a3", 3)                     # completed a depth less: not chosen at two candidates
+    deep = [line(6, 20, "e2e4", 1), line(6, 10, "d2d4", 2)]
+    chosen = {strength.pick_line(deep + [shallow], two, random.Random(s)).pv[0]
+              for s in range(200)}
     assert chosen == {"e2e4", "d2d4"}
-    assert strength.pick_line([deep[0], shallow], strength.MIN_ELO, rng) is None   # one deepest line: no choice
+    # the budget ended depth 6 after its first line: the others stand at depth 5, and the choice takes them
+    assert strength.candidates(strength.MIN_ELO) == 4
+    started = [line(6, 30, "e2e4", 1), line(5, 20, "d2d4", 2), line(5, 10, "c2c4", 3), line(5, 0, "g1f3", 4)]
+    chosen = {strength.pick_line(started, strength.MIN_ELO, random.Random(s)).pv[0] for s in range(200)}
+    assert chosen == {"e2e4", "d2d4", "c2c4", "g1f3"}
+    # the rating wants four: three lines at depth 6 and one at 5 choose among all four, not the three
+    nearly = [line(6, 30, "e2e4", 1), line(6, 20, "d2d4", 2), line(6, 10, "c2c4", 3), line(5, 25, "g1f3", 4)]
+    assert "g1f3" in {strength.pick_line(nearly, strength.MIN_ELO, random.Random(s)).pv[0] for s in range(200)}
+    assert strength.pick_line([deep[0]], strength.MIN_ELO, rng) is None        # one line: no choice
     assert strength.pick_line([], strength.MIN_ELO, rng) is None
 
 

@@ -637,8 +637,8 @@ class UciSession:
                 job.in_core = False
 
     def _weaker_choice(self, job: _Job, elo: int, best: str, ponder: Optional[str]) -> Tuple[str, Optional[str]]:
-        """UCI_LimitStrength: pick among the candidates of the deepest completed
-        iteration with strength.choose; the chosen line heads the closing lines,
+        """UCI_LimitStrength: pick among the candidates of the deepest iteration
+        that offers them (strength.pick_line); the chosen line heads the closing lines,
         the other root moves' after it (strength.lines_to_show)."""
         chosen = strength.pick_line([job.exact_lines[k] for k in sorted(job.exact_lines)], elo, self._rng)
         if chosen is None:

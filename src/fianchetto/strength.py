@@ -160,17 +160,19 @@ def limited_search(nodes: int, multipv: int, elo: int) -> Tuple[int, int]:
 
 
 def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random] = None) -> Optional[SearchInfo]:
-    """The line to play at this rating among the candidates of the deepest
-    completed depth (`lines` best first); None when fewer than two are there to
-    choose from (the search's own best move stands)."""
+    """The line to play at this rating among the candidates (`lines`, each root
+    move's latest line, best first): those of the deepest iteration that offers
+    the rating its candidates. A budget that ends an iteration after its first
+    lines leaves the others at the depth before: the choice then takes each
+    move's deepest line. None when fewer than two are there to choose from (the
+    search's own best move stands)."""
     scored = [line for line in lines if line.pv and line.score is not None]
-    if not scored:
+    if len(scored) < 2:
         return None
-    depth = max(line.depth for line in scored)
-    deepest = [line for line in scored if line.depth == depth]
-    if len(deepest) < 2:
-        return None
-    return deepest[choose([line.score for line in deepest], elo, rng)]
+    wanted = min(candidates(elo), len(scored))
+    depth = max(d for d in {line.depth for line in scored} if sum(line.depth >= d for line in scored) >= wanted)
+    pool = [line for line in scored if line.depth >= depth]
+    return pool[choose([line.score for line in pool], elo, rng)]
 
 
 def lines_to_show(lines: Sequence[SearchInfo], chosen: SearchInfo, shown: int) -> List[SearchInfo]:
