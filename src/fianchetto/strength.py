@@ -170,7 +170,7 @@ def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random
     if len(scored) < 2:
         return None
     wanted = min(candidates(elo), len(scored))
-    depth = max(d for d in {line.depth for line in scored} if sum(line.depth >= d for line in scored) >= wanted)
+    depth = sorted((line.depth for line in scored), reverse=True)[wanted - 1]   # the wanted-th deepest line's
     pool = [line for line in scored if line.depth >= depth]
     return pool[choose([line.score for line in pool], elo, rng)]
 
