@@ -144,6 +144,9 @@ def test_the_line_is_picked_among_the_deepest_iteration_that_offers_the_candidat
     # the rating wants four: three lines at depth 6 and one at 5 choose among all four, not the three
     nearly = [line(6, 30, "e2e4", 1), line(6, 20, "d2d4", 2), line(6, 10, "c2c4", 3), line(5, 25, "g1f3", 4)]
     assert "g1f3" in {strength.pick_line(nearly, strength.MIN_ELO, random.Random(s)).pv[0] for s in range(200)}
+    # MultiPV asked for more lines than the rating's candidates: the choice stays among the best two
+    shown = deep + [line(6, 10, "c2c4", 3), line(6, 10, "g1f3", 4)]
+    assert {strength.pick_line(shown, two, random.Random(s)).pv[0] for s in range(200)} == {"e2e4", "d2d4"}
     assert strength.pick_line([deep[0]], strength.MIN_ELO, rng) is None        # one line: no choice
     assert strength.pick_line([], strength.MIN_ELO, rng) is None
 

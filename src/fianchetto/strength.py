@@ -160,9 +160,10 @@ def limited_search(nodes: int, multipv: int, elo: int) -> Tuple[int, int]:
 
 
 def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random] = None) -> Optional[SearchInfo]:
-    """The line to play at this rating among the candidates (`lines`, each root
-    move's latest line, best first): those of the deepest iteration that offers
-    the rating its candidates. A budget that ends an iteration after its first
+    """The line to play at this rating among its candidates (`lines`, each root
+    move's latest line, best first): the best ranked of the deepest iteration
+    that offers the rating its candidates, as many as the rating has however
+    many lines MultiPV shows. A budget that ends an iteration after its first
     lines leaves the others at the depth before: the choice then takes each
     move's deepest line. None when fewer than two are there to choose from (the
     search's own best move stands)."""
@@ -171,8 +172,8 @@ def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random
         return None
     wanted = min(candidates(elo), len(scored))
     depth = sorted((line.depth for line in scored), reverse=True)[wanted - 1]   # the wanted-th deepest line's
-    pool = [line for line in scored if line.depth >= depth]
-    return pool[choose([line.score for line in pool], elo, rng)]
+    pool = [line for line in scored if line.depth >= depth][:wanted]
+    return pool[choose([line.score for line in pool], elo, rng)] if len(pool) > 1 else None
 
 
 def lines_to_show(lines: Sequence[SearchInfo], chosen: SearchInfo, shown: int) -> List[SearchInfo]:
