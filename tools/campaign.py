@@ -768,6 +768,32 @@ def held_words(record: dict) -> str:
             f"{record['date']}), goes on from them")
 
 
+def data_words(plan: Plan, name: str, state: Dict[str, object], playing: Optional[str]) -> str:
+    """Where a data file of the plan stands, for `status`."""
+    if state.get("complete"):
+        return "complete"
+    if not plan.needs(name):
+        return "not needed (its networks are kept)"
+    if playing:
+        return f"paused for the match of {playing}"
+    if games.being_written(str(plan.data_path(name))):
+        return "being written"
+    return "stopped" if state else "not started"
+
+
+def match_words(candidate: str, row: Optional[str], playing: Optional[str], saved: bool,
+                held: Dict[str, dict]) -> str:
+    """Where a candidate's match stands, for `status`: its logged row, else
+    playing, cut short, held games or not played."""
+    if row:
+        return row_summary(row)
+    if candidate == playing:
+        return "playing"
+    if saved:
+        return "cut short, goes on"
+    return held_words(held[candidate]) if candidate in held else "not played"
+
+
 def status(plan: Plan) -> str:
     lines = []
     held = read_held(plan)
@@ -776,9 +802,7 @@ def status(plan: Plan) -> str:
     for data in plan.data:
         path = plan.data_path(data.name)
         state = data_state(path)
-        where = ("complete" if state.get("complete") else "not needed (its networks are kept)"
-                 if not plan.needs(data.name) else f"paused for the match of {playing}" if playing
-                 else "being written" if games.being_written(str(path)) else "stopped" if state else "not started")
+        where = data_words(plan, data.name, state, playing)
         positions = int(state.get("positions", 0))
         recorded += min(positions, data.positions)
         lines.append(f"data   {data.name:28} {positions:>12,} / {data.positions:,}  {where}")
@@ -802,8 +826,7 @@ def status(plan: Plan) -> str:
         for candidate in stage.challengers():
             row = logged_row(plan, stage, candidate)
             saved = (plan.folder / f"match-{candidate}.folder").exists()
-            where = (row_summary(row) if row else "playing" if candidate == playing else "cut short, goes on" if saved
-                     else held_words(held[candidate]) if candidate in held else "not played")
+            where = match_words(candidate, row, playing, saved, held)
             lines.append(f"match  {candidate:28} {where}")
             found = verdict(stage, candidate, row) if row else None
             verdicts.append(found)
