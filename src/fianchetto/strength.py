@@ -171,9 +171,11 @@ def pick_line(lines: Sequence[SearchInfo], elo: int, rng: Optional[random.Random
     if len(scored) < 2:
         return None
     wanted = min(candidates(elo), len(scored))
+    if wanted < 2:
+        return None
     depth = sorted((line.depth for line in scored), reverse=True)[wanted - 1]   # the wanted-th deepest line's
     pool = [line for line in scored if line.depth >= depth][:wanted]
-    return pool[choose([line.score for line in pool], elo, rng)] if len(pool) > 1 else None
+    return pool[choose([line.score for line in pool], elo, rng)]
 
 
 def lines_to_show(lines: Sequence[SearchInfo], chosen: SearchInfo, shown: int) -> List[SearchInfo]:
