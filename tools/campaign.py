@@ -768,15 +768,16 @@ def held_words(record: dict) -> str:
             f"{record['date']}), goes on from them")
 
 
-def data_words(plan: Plan, name: str, state: Dict[str, object], playing: Optional[str]) -> str:
-    """Where a data file of the plan stands, for `status`."""
+def data_words(path: Path, state: Dict[str, object], needed: bool, playing: Optional[str]) -> str:
+    """Where the data file `path` stands (its manifest `state`; `needed`: a
+    candidate still to train reads it), for `status`."""
     if state.get("complete"):
         return "complete"
-    if not plan.needs(name):
+    if not needed:
         return "not needed (its networks are kept)"
     if playing:
         return f"paused for the match of {playing}"
-    if games.being_written(str(plan.data_path(name))):
+    if games.being_written(str(path)):
         return "being written"
     return "stopped" if state else "not started"
 
@@ -802,7 +803,7 @@ def status(plan: Plan) -> str:
     for data in plan.data:
         path = plan.data_path(data.name)
         state = data_state(path)
-        where = data_words(plan, data.name, state, playing)
+        where = data_words(path, state, plan.needs(data.name), playing)
         positions = int(state.get("positions", 0))
         recorded += min(positions, data.positions)
         lines.append(f"data   {data.name:28} {positions:>12,} / {data.positions:,}  {where}")
