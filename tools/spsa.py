@@ -51,7 +51,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,10 +65,12 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import sprt  # noqa: E402  (the build cache, engine arguments and fastchess's summary)
 from core_cy import tunables  # noqa: E402  (plain Python: the table)
+from fianchetto.learn.selfplay import interrupt_on_stop_signals  # noqa: E402  (TERM as Ctrl-C)
 
 DEFAULT_STATE = ROOT / "tune" / "spsa-state.json"
 ALPHA, GAMMA = 0.602, 0.101
 PATH_EVERY = 10          # iterations between two samples of theta's path
+STOP_SECONDS = 10        # a stopped run's wait for a fastchess to end before killing it
 
 
 def build_tune(commit: str) -> Path:
@@ -208,10 +210,17 @@ def land(state: dict, source: Path = TABLE_SOURCE) -> List[tuple]:
     return changes
 
 
+def run_quietly(command: List[str], folder: Path) -> subprocess.CompletedProcess:
+    """Run `command` in `folder`, its output kept."""
+    return subprocess.run(command, capture_output=True, text=True, cwd=folder)
+
+
 def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
-                   fastchess: str, worker: int) -> Dict[str, int]:
-    """Play iteration `k`'s game pairs one after another (fastchess in a folder of the
-    worker's own: its PGN and its saved state are not shared) and count them."""
+                   fastchess: str, worker: int,
+                   play: Callable[[List[str], Path], subprocess.CompletedProcess] = run_quietly) -> Dict[str, int]:
+    """Play iteration `k`'s game pairs one after another (fastchess, run by `play`, in
+    a folder of the worker's own: its PGN and its saved state are not shared) and
+    count them."""
     folder = sprt.CACHE / "spsa" / state["commit"][:12] / f"worker-{worker}"
     folder.mkdir(parents=True, exist_ok=True)
     plus = [f"{n}={m['plus']}" for n, m in moves.items()]
@@ -223,12 +232,16 @@ def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k
         "-repeat", "-rounds", str(state["pairs"]), "-concurrency", "1", *sprt.ADJUDICATION,
         "-pgnout", f"file={folder / 'games.pgn'}",
     ]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=folder)
+    done = play(command, folder)
     summary = sprt.parse_summary(done.stdout)
     if done.returncode != 0 or "games" not in summary:
         raise RuntimeError(f"fastchess failed (exit {done.returncode}): {done.stdout[-800:]}{done.stderr[-800:]}")
     games, wins, losses, draws = (int(x) for x in summary["games"].split())
     return {"games": games, "wins": wins, "losses": losses, "draws": draws}
+
+
+class Stopped(Exception):
+    """The run was stopped (SIGTERM or Ctrl-C) while a worker's games were played."""
 
 
 class Run:
@@ -239,7 +252,10 @@ class Run:
     from theta as it stands when a worker takes it, and steps theta when its games
     end: with N workers an iteration may start before the N - 1 before it have
     stepped. Each worker plays its games one after another, so no core waits for
-    the other's last game, as both would for an iteration shared between them."""
+    the other's last game, as both would for an iteration shared between them.
+
+    Stopped, it ends the fastchess it started: the iterations in flight count for
+    nothing, and the state keeps every one that finished."""
 
     def __init__(self, state_path: Path, state: dict, table: Table, iterations: Optional[int],
                  hours: Optional[float]) -> None:
@@ -251,15 +267,17 @@ class Run:
         self.deadline = time.monotonic() + hours * 3600 if hours else None
         self.next_k = done
         self.failure: Optional[BaseException] = None
+        self.stopped = False
+        self.children: Set[subprocess.Popen] = set()
         self.lock = threading.Lock()
         self.clock = time.monotonic()
 
     def take(self) -> Optional[Tuple[int, Dict[str, Dict[str, float]]]]:
         """The next iteration and its two engines' values; None once the run is over
-        (its last iteration handed out, its time up, or a worker failed)."""
+        (its last iteration handed out, its time up, a worker failed, or stopped)."""
         with self.lock:
             late = self.deadline is not None and time.monotonic() > self.deadline
-            if self.failure is not None or late or self.next_k >= self.limit:
+            if self.failure is not None or self.stopped or late or self.next_k >= self.limit:
                 return None
             k = self.next_k
             self.next_k += 1
@@ -289,12 +307,45 @@ class Run:
             if self.failure is None:
                 self.failure = exc
 
+    def play(self, command: List[str], folder: Path) -> subprocess.CompletedProcess:
+        """A worker's fastchess, run where `stop` can end it; Stopped if it did."""
+        with self.lock:
+            if self.stopped:
+                raise Stopped
+            child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     cwd=folder)
+            self.children.add(child)
+        try:
+            out, err = child.communicate()
+        finally:
+            with self.lock:
+                self.children.discard(child)
+        if self.stopped:
+            raise Stopped
+        return subprocess.CompletedProcess(command, child.returncode, out, err)
+
+    def stop(self) -> None:
+        """Hand out no more iterations and end every fastchess playing (each ends
+        its engines), killing any still there after STOP_SECONDS."""
+        with self.lock:
+            self.stopped = True
+            children = list(self.children)
+        for child in children:
+            child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
     def work(self, exe: Path, fastchess: str, worker: int) -> None:
         """A worker: play the iterations it is handed until the run is over."""
         while (job := self.take()) is not None:
             k, moves = job
             try:
-                counts = play_iteration(self.state, exe, moves, k, fastchess, worker)
+                counts = play_iteration(self.state, exe, moves, k, fastchess, worker, play=self.play)
+            except Stopped:
+                return
             except Exception as exc:      # ends the run; the state keeps the iterations that finished
                 self.fail(exc)
                 return
@@ -313,8 +364,14 @@ def run(state_path: Path, iterations: Optional[int], hours: Optional[float], fas
                for n in range(max(1, concurrency))]
     for worker in workers:
         worker.start()
-    for worker in workers:
-        worker.join()
+    try:
+        for worker in workers:
+            worker.join()
+    except KeyboardInterrupt:
+        tune.stop()
+        for worker in workers:
+            worker.join()
+        raise
     if tune.failure is not None:
         raise tune.failure
     return 0
@@ -422,7 +479,13 @@ def command_start(args: argparse.Namespace, state_path: Path) -> int:
 
 
 def command_run(args: argparse.Namespace, state_path: Path) -> int:
-    return run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency)
+    interrupt_on_stop_signals()
+    try:
+        return run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency)
+    except KeyboardInterrupt:
+        print(f"spsa: stopped at iteration {load(state_path)['iteration']}; `run` goes on from there",
+              file=sys.stderr)
+        return 130
 
 
 COMMANDS = {"start": command_start, "run": command_run, "report": command_report, "move": command_move,
