@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import calibrate
+from support.stopping import fake_fastchess, stop_while_playing
 
 SUMMARY = """\
 Elo: 12.00 +/- 9.00, nElo: 1.00 +/- 1.00
@@ -104,3 +106,14 @@ def test_a_calibration_cut_short_resumes_with_the_missing_chunks(tmp_path, capsy
     calibrate.main(argv)
     assert "| 1500 | 30 | 15-15-0 |" in capsys.readouterr().out
     assert fake.with_suffix(".calls").read_text() == "4"             # 1 + the failed one + the 2 missing
+
+
+def test_a_calibration_stopped_by_sigterm_ends_its_fastchess_and_marks_no_chunk_done(tmp_path):
+    out = tmp_path / "out"
+    command = [sys.executable, str(Path(calibrate.__file__)), "--levels", "1500", "--games", "10",
+               "--fastchess", str(fake_fastchess(tmp_path)), "--out", str(out)]
+    stop = stop_while_playing(command, tmp_path, playing=1, env=dict(os.environ))
+    assert stop.status == 130, stop.stderr
+    assert "calibrate: stopped" in stop.stderr
+    assert len(stop.started) == 1 and not stop.left
+    assert not list(out.rglob("*.done"))        # the chunk cut short is played again whole

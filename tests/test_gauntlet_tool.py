@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
 
 import gauntlet
+from support.stopping import fake_fastchess, stop_while_playing
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def stub_engine(folder: Path, options: list) -> str:
@@ -97,3 +102,25 @@ def test_ethereal_twelve_builds_from_a_local_clone_with_its_bench(tmp_path, monk
     monkeypatch.setattr(opponents, "CACHE", tmp_path)
     binary = opponents.build("ethereal12", source)
     assert opponents.bench_nodes(binary) == opponents.RELEASES["ethereal12"].bench_nodes
+
+
+STOPPED_GAUNTLET = """\
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import gauntlet
+gauntlet.build = lambda commit: Path("engine")
+gauntlet.declared_options = lambda command: []
+sys.exit(gauntlet.main(["HEAD", "--opponent", "stub=stub", "--fastchess", sys.argv[2]]))
+"""
+
+
+def test_a_gauntlet_stopped_by_sigterm_ends_its_fastchess(tmp_path):
+    driver = tmp_path / "driver.py"
+    driver.write_text(STOPPED_GAUNTLET)
+    command = [sys.executable, str(driver), str(ROOT / "tools"), str(fake_fastchess(tmp_path))]
+    stop = stop_while_playing(command, tmp_path, playing=1,
+                              env=dict(os.environ, FIANCHETTO_CACHE=str(tmp_path / "cache")))
+    assert stop.status == 130, stop.stderr
+    assert "gauntlet: stopped" in stop.stderr
+    assert len(stop.started) == 1 and not stop.left

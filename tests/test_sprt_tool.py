@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import sprt
+from support.stopping import fake_fastchess, stop_while_playing
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SUMMARY = """\
 Results of test vs base (5+0.05, 1t, 16MB, openings.epd):
@@ -218,3 +223,25 @@ def test_commits_that_differ_only_outside_the_engine_share_one_build(tmp_path, m
     changed = commit("src/search.pxi", "a better search")
     assert sprt.engine_key(first) == sprt.engine_key(documented) == sprt.engine_key(tested)
     assert sprt.engine_key(changed) != sprt.engine_key(first)
+
+
+def test_a_test_stopped_by_sigterm_ends_its_fastchess_and_says_how_to_resume(tmp_path):
+    """TERM to `sprt.py` while fastchess plays: fastchess (which ends its engines
+    and keeps its state) is ended too, not left playing beside a resumed test."""
+    args = argparse.Namespace(title="stopped", tc="5+0.05", elo0=0.0, elo1=10.0, no_sprt=False,
+                              base_option=[], test_option=[], log=None)
+    sprt.save_run(tmp_path, args, "c" * 40, "d" * 40)
+    command = [sys.executable, str(ROOT / "tools" / "sprt.py"), "--resume", str(tmp_path),
+               "--fastchess", str(fake_fastchess(tmp_path))]
+    stop = stop_while_playing(command, tmp_path, playing=1, env=dict(os.environ))
+    assert stop.status == 130, stop.stderr
+    assert "sprt: stopped; `--resume`" in stop.stderr
+    assert len(stop.started) == 1 and not stop.left
+
+
+def test_a_stopping_tool_puts_the_signal_handlers_back():
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert sprt.stoppable(lambda: 7, lambda: "unsaid") == 7
+    assert signal.getsignal(signal.SIGTERM) is before

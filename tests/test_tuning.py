@@ -14,6 +14,7 @@ import pytest
 import core_cy.core as core
 from core_cy import tunables
 from support.cli import run_cli
+from support.stopping import fake_fastchess, stop_while_playing
 from test_bench_signature import SIGNATURE_DEPTH, SIGNATURE_NODES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -360,11 +361,6 @@ def test_a_failed_iteration_ends_the_run_keeping_the_finished_ones(spsa, tmp_pat
     assert state["iteration"] == 3 and state["games"] == 12     # 0, 1 and 2; nothing after the failure
 
 
-FAKE_FASTCHESS = """\
-import os, sys, time
-open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w").close()
-time.sleep(120)
-"""
 
 STOPPED_RUN = """\
 import sys
@@ -376,50 +372,19 @@ sys.exit(spsa.main(["--state", sys.argv[2], "run", "--fastchess", sys.argv[3], "
 """
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def test_a_tune_stopped_by_sigterm_ends_its_fastchess_and_keeps_its_state(spsa, tmp_path):
     """TERM to `spsa.py run` while both workers' fastchess are playing: the run ends
     them (no game goes on behind it), counts nothing of the iterations in flight and
     says how to go on."""
-    import contextlib
-    import signal
-    import time
-
     path = tmp_path / "spsa-state.json"
     spsa.save(path, make_state(spsa, tmp_path, names="RFP_MARGIN"))
     before = path.read_text()
-    pids = tmp_path / "pids"
-    pids.mkdir()
-    fake = tmp_path / "fastchess"
-    fake.write_text(f"#!{sys.executable}\n" + FAKE_FASTCHESS)
-    fake.chmod(0o755)
     driver = tmp_path / "driver.py"
     driver.write_text(STOPPED_RUN)
-    env = dict(os.environ, PIDS=str(pids), FIANCHETTO_CACHE=str(tmp_path / "cache"))
-    proc = subprocess.Popen([sys.executable, str(driver), str(ROOT / "tools"), str(path), str(fake)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-        started = [int(p.name) for p in pids.iterdir()]
-        assert len(started) == 2, proc.communicate(timeout=5)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-        left = [pid for pid in started if alive(pid)]
-    finally:
-        proc.kill()
-        for name in pids.iterdir():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(name.name), signal.SIGKILL)
-    assert proc.returncode == 130, err
-    assert "stopped at iteration 0" in err
-    assert not left
+    command = [sys.executable, str(driver), str(ROOT / "tools"), str(path), str(fake_fastchess(tmp_path))]
+    stop = stop_while_playing(command, tmp_path, playing=2,
+                              env=dict(os.environ, FIANCHETTO_CACHE=str(tmp_path / "cache")))
+    assert stop.status == 130, stop.stderr
+    assert "stopped at iteration 0" in stop.stderr
+    assert len(stop.started) == 2 and not stop.left
     assert path.read_text() == before

@@ -41,12 +41,12 @@ import argparse
 import math
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 from sprt import Outcome, outcome_from, outcome_of, parse_summary  # fastchess's summary, as the test log reads it
+from sprt import play_to_file, stoppable  # fastchess ended with the tool
 
 from fianchetto import strength  # the installed package: run this with its Python
 
@@ -149,8 +149,7 @@ def play(args: argparse.Namespace, level: int, full_strength: bool = False) -> O
             pgn.unlink(missing_ok=True)           # a chunk cut short is played again whole
             command = level_command(args, level, pgn, full_strength, games=games, seed=level * 1000 + index)
             print(" ".join(command), flush=True)
-            with log.open("w") as stream:         # written as the games go: tail -f it
-                subprocess.run(command, stdout=stream, stderr=subprocess.STDOUT, cwd=folder)
+            play_to_file(command, folder, log)    # written as the games go: tail -f it
             result = outcome(log.read_text(errors="replace"))
             if result is None or result.games < games:
                 print(f"{log}: the chunk ended with {result.games if result else 0} of {games} games; "
@@ -164,6 +163,12 @@ def play(args: argparse.Namespace, level: int, full_strength: bool = False) -> O
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    return stoppable(lambda: calibrate(argv),
+                     lambda: "calibrate: stopped; the finished chunks are kept and the same command goes on")
+
+
+def calibrate(argv: Optional[List[str]] = None) -> int:
+    """Parse the command line, play each level (and the full strength) and fit."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default="1500,2000,2400")
     parser.add_argument("--games", type=int, default=60)

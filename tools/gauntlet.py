@@ -31,7 +31,7 @@ from typing import Dict, List, Optional
 
 import opponents
 from sprt import (ADJUDICATION, CACHE, DEFAULT_OPENINGS, Outcome, add_rows, build, commit_of, outcome_of,
-                  parse_summary)
+                  parse_summary, play_to_file, stoppable)
 
 DEFAULT_OPPONENTS = ["glaurung=/usr/games/glaurung", "toga=/usr/games/toga2"]
 #: The settings of a fair engine match; each is sent only to engines that declare it.
@@ -103,6 +103,11 @@ def parse_opponents(specs: List[str]) -> Dict[str, str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    return stoppable(lambda: gauntlet(argv), lambda: "gauntlet: stopped; the rows of finished opponents were printed, none logged")
+
+
+def gauntlet(argv: Optional[List[str]] = None) -> int:
+    """Parse the command line, build the ref and play each opponent in turn."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("ref", help="git ref of the build to play")
     parser.add_argument("--opponent", action="append", default=[], metavar="NAME=COMMAND")
@@ -131,8 +136,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         out = folder / f"{name}.out"             # written as the games go: tail -f it
         fastchess = match_command(args, engine, engine_settings, name, command, folder / f"{name}.pgn")
         print(" ".join(fastchess), flush=True)
-        with out.open("w") as stream:
-            subprocess.run(fastchess, stdout=stream, stderr=subprocess.STDOUT, cwd=folder)
+        play_to_file(fastchess, folder, out)
         summary = parse_summary(out.read_text())
         result = outcome_of(summary)
         complete = complete and result is not None

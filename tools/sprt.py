@@ -26,7 +26,9 @@ Ctrl-C or the end of a working session, goes on from where it stopped with
 
     python3 tools/sprt.py --resume ~/.cache/fianchetto/matches/<folder>
 
-and its row is logged when it ends, as if it had never stopped. ``--rounds N``
+and its row is logged when it ends, as if it had never stopped. SIGTERM stops
+the tool as Ctrl-C does: it ends fastchess (which ends its engines and keeps its
+state) before it exits with status 130, so no games go on behind it. ``--rounds N``
 given with ``--resume`` raises (or lowers) the cap of game pairs.
 
 A test whose folder is gone (a new machine) goes on from the counts its row
@@ -45,21 +47,24 @@ beside the project (see ``../shared/README.md``), never inside it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(os.environ.get("FIANCHETTO_CACHE", Path.home() / ".cache" / "fianchetto"))
 DEFAULT_OPENINGS = ROOT.parent / "shared" / "data" / "openings.epd"
 DEFAULT_ROUNDS = 5000
+STOP_SECONDS = 10        # a stopped fastchess's time to end before it is killed
 
 
 def commit_of(ref: str) -> str:
@@ -256,17 +261,74 @@ def load_run(folder: Path) -> Tuple[argparse.Namespace, str, str]:
     return args, record["base"], record["test"]
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def stoppable(run: Callable[[], int], said: Callable[[], str]) -> int:
+    """`run()`'s exit status. While it runs, SIGTERM, and SIGINT even where the
+    shell started the tool ignoring it (nohup, ``&``), raise KeyboardInterrupt as
+    Ctrl-C does; stopped so (its fastchess ended on the way out), `said()` goes to
+    stderr and the status is 130, an interrupted command's. The handlers found
+    are put back at the end."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    found = {signum: signal.signal(signum, interrupt) for signum in STOP_SIGNALS}
+    try:
+        return run()
+    except KeyboardInterrupt:
+        print(said(), file=sys.stderr)
+        return 130
+    finally:
+        for signum, handler in found.items():
+            signal.signal(signum, handler)
+
+
+def end_fastchess(proc: subprocess.Popen) -> None:
+    """Ask a fastchess to end (on SIGTERM it ends its engines and keeps its saved
+    state) and kill it if it has not within STOP_SECONDS."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@contextlib.contextmanager
+def fastchess_child(command: List[str], folder: Path, **popen: Any) -> Iterator[subprocess.Popen]:
+    """fastchess (`command`) running in `folder`, waited for at the end of the
+    block. An exception in the block (a SIGTERM or Ctrl-C turned into
+    KeyboardInterrupt by ``stoppable``) ends it first: no match plays on behind
+    a tool that has stopped."""
+    proc = subprocess.Popen(command, cwd=folder, **popen)
+    try:
+        yield proc
+        proc.wait()
+    finally:
+        end_fastchess(proc)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
 def play(command: List[str], folder: Path) -> Dict[str, str]:
     """Run fastchess in `folder`, echoing its output; the figures it printed last."""
     print(" ".join(command), flush=True)
     output: List[str] = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          cwd=folder) as proc:
+    with fastchess_child(command, folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             output.append(line)
             print(line, end="", flush=True)
     return parse_summary("".join(output))
+
+
+def play_to_file(command: List[str], folder: Path, out: Path) -> None:
+    """Run fastchess in `folder`, its output written to `out` as the games go."""
+    with out.open("w") as stream, fastchess_child(command, folder, stdout=stream, stderr=subprocess.STDOUT):
+        pass
 
 
 def add_rows(log: Path, rows: List[str]) -> None:
@@ -376,6 +438,11 @@ def resume(folder: Path, fastchess: str, rounds: Optional[int] = None) -> int:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    return stoppable(lambda: run_test(argv), lambda: "sprt: stopped; `--resume` with the test folder goes on from here")
+
+
+def run_test(argv: Optional[List[str]] = None) -> int:
+    """Parse the command line, then play a new test or go on with a saved one."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("base", nargs="?", help="git ref of the base build")
     parser.add_argument("test", nargs="?", help="git ref of the build under test")

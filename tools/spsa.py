@@ -65,12 +65,10 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import sprt  # noqa: E402  (the build cache, engine arguments and fastchess's summary)
 from core_cy import tunables  # noqa: E402  (plain Python: the table)
-from fianchetto.learn.selfplay import interrupt_on_stop_signals  # noqa: E402  (TERM as Ctrl-C)
 
 DEFAULT_STATE = ROOT / "tune" / "spsa-state.json"
 ALPHA, GAMMA = 0.602, 0.101
 PATH_EVERY = 10          # iterations between two samples of theta's path
-STOP_SECONDS = 10        # a stopped run's wait for a fastchess to end before killing it
 
 
 def build_tune(commit: str) -> Path:
@@ -326,17 +324,12 @@ class Run:
 
     def stop(self) -> None:
         """Hand out no more iterations and end every fastchess playing (each ends
-        its engines), killing any still there after STOP_SECONDS."""
+        its engines)."""
         with self.lock:
             self.stopped = True
             children = list(self.children)
         for child in children:
-            child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                child.kill()
+            sprt.end_fastchess(child)
 
     def work(self, exe: Path, fastchess: str, worker: int) -> None:
         """A worker: play the iterations it is handed until the run is over."""
@@ -479,13 +472,8 @@ def command_start(args: argparse.Namespace, state_path: Path) -> int:
 
 
 def command_run(args: argparse.Namespace, state_path: Path) -> int:
-    interrupt_on_stop_signals()
-    try:
-        return run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency)
-    except KeyboardInterrupt:
-        print(f"spsa: stopped at iteration {load(state_path)['iteration']}; `run` goes on from there",
-              file=sys.stderr)
-        return 130
+    return sprt.stoppable(lambda: run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency),
+                          lambda: f"spsa: stopped at iteration {load(state_path)['iteration']}; `run` goes on from there")
 
 
 COMMANDS = {"start": command_start, "run": command_run, "report": command_report, "move": command_move,
