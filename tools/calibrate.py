@@ -167,8 +167,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                      lambda: "calibrate: stopped; the finished chunks are kept and the same command goes on")
 
 
-def calibrate(argv: Optional[List[str]] = None) -> int:
-    """Parse the command line, play each level (and the full strength) and fit."""
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default="1500,2000,2400")
     parser.add_argument("--games", type=int, default=60)
@@ -186,7 +185,12 @@ def calibrate(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--fit", action="store_true", help="refit src/fianchetto/strength.json from the results")
     parser.add_argument("--no-play", action="store_true",
                         help="play nothing: read the levels' results from the logs already in --out")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def calibrate(argv: Optional[List[str]] = None) -> int:
+    """Play each level (and the full strength) and fit, as the command line asks."""
+    args = build_parser().parse_args(argv)
     if not args.fastchess and not args.no_play:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
         return 2

@@ -106,8 +106,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     return stoppable(lambda: gauntlet(argv), lambda: "gauntlet: stopped; the rows of finished opponents were printed, none logged")
 
 
-def gauntlet(argv: Optional[List[str]] = None) -> int:
-    """Parse the command line, build the ref and play each opponent in turn."""
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("ref", help="git ref of the build to play")
     parser.add_argument("--opponent", action="append", default=[], metavar="NAME=COMMAND")
@@ -118,6 +117,12 @@ def gauntlet(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS))
     parser.add_argument("--fastchess", default=os.environ.get("FASTCHESS") or shutil.which("fastchess"))
     parser.add_argument("--log", default=None, help="add the rows to this file's results table (docs/gauntlet.md)")
+    return parser
+
+
+def gauntlet(argv: Optional[List[str]] = None) -> int:
+    """Build the ref and play each opponent in turn, as the command line asks."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if not args.fastchess:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)

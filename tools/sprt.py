@@ -441,8 +441,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     return stoppable(lambda: run_test(argv), lambda: "sprt: stopped; `--resume` with the test folder goes on from here")
 
 
-def run_test(argv: Optional[List[str]] = None) -> int:
-    """Parse the command line, then play a new test or go on with a saved one."""
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("base", nargs="?", help="git ref of the base build")
     parser.add_argument("test", nargs="?", help="git ref of the build under test")
@@ -463,6 +462,12 @@ def run_test(argv: Optional[List[str]] = None) -> int:
                         help="go on from the counts an earlier run of the same two builds logged")
     parser.add_argument("--log", default=None, help="add the result row to this file's results table (docs/sprt.md)")
     parser.add_argument("--title", default="", help="what the test changes, for the log")
+    return parser
+
+
+def run_test(argv: Optional[List[str]] = None) -> int:
+    """Play a new test, or go on with a saved one, as the command line asks."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if not args.fastchess:
         print("fastchess not found: pass --fastchess or set FASTCHESS", file=sys.stderr)
