@@ -361,7 +361,6 @@ def test_a_failed_iteration_ends_the_run_keeping_the_finished_ones(spsa, tmp_pat
     assert state["iteration"] == 3 and state["games"] == 12     # 0, 1 and 2; nothing after the failure
 
 
-
 STOPPED_RUN = """\
 import sys
 from pathlib import Path

@@ -103,7 +103,8 @@ def parse_opponents(specs: List[str]) -> Dict[str, str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    return stoppable(lambda: gauntlet(argv), lambda: "gauntlet: stopped; the rows of finished opponents were printed, none logged")
+    return stoppable(lambda: gauntlet(argv),
+                     lambda: "gauntlet: stopped; the rows of finished opponents were printed, none logged")
 
 
 def build_parser() -> argparse.ArgumentParser:

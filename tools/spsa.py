@@ -208,17 +208,12 @@ def land(state: dict, source: Path = TABLE_SOURCE) -> List[tuple]:
     return changes
 
 
-def run_quietly(command: List[str], folder: Path) -> subprocess.CompletedProcess:
-    """Run `command` in `folder`, its output kept."""
-    return subprocess.run(command, capture_output=True, text=True, cwd=folder)
-
-
 def play_iteration(state: dict, exe: Path, moves: Dict[str, Dict[str, float]], k: int,
                    fastchess: str, worker: int,
-                   play: Callable[[List[str], Path], subprocess.CompletedProcess] = run_quietly) -> Dict[str, int]:
-    """Play iteration `k`'s game pairs one after another (fastchess, run by `play`, in
-    a folder of the worker's own: its PGN and its saved state are not shared) and
-    count them."""
+                   play: Callable[[List[str], Path], subprocess.CompletedProcess]) -> Dict[str, int]:
+    """Play iteration `k`'s game pairs one after another (fastchess, run by `play`
+    (`Run.play`, which a stop can end), in a folder of the worker's own: its PGN and
+    its saved state are not shared) and count them."""
     folder = sprt.CACHE / "spsa" / state["commit"][:12] / f"worker-{worker}"
     folder.mkdir(parents=True, exist_ok=True)
     plus = [f"{n}={m['plus']}" for n, m in moves.items()]
@@ -472,8 +467,10 @@ def command_start(args: argparse.Namespace, state_path: Path) -> int:
 
 
 def command_run(args: argparse.Namespace, state_path: Path) -> int:
-    return sprt.stoppable(lambda: run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency),
-                          lambda: f"spsa: stopped at iteration {load(state_path)['iteration']}; `run` goes on from there")
+    def said() -> str:
+        return f"spsa: stopped at iteration {load(state_path)['iteration']}; `run` goes on from there"
+
+    return sprt.stoppable(lambda: run(state_path, args.iterations, args.hours, args.fastchess, args.concurrency), said)
 
 
 COMMANDS = {"start": command_start, "run": command_run, "report": command_report, "move": command_move,
