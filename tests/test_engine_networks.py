@@ -129,3 +129,62 @@ def test_a_closed_engine_says_so():
     with pytest.raises(RuntimeError, match="closed"):
         engine.analyse(chess.Board(), depth=2)
     engine.stop()          # harmless
+
+
+def test_use_nnue_switches_one_engine_to_the_hand_crafted_evaluation_and_back(other_network):
+    hand_crafted, networked = alone("none", KRK), alone(other_network, KRK)
+    with Engine(hash_mb=8, eval_file=other_network) as engine, \
+            Engine(hash_mb=8, eval_file=other_network) as bystander:
+        assert engine.options["Use NNUE"].default is True
+        engine.configure({"Use NNUE": False})
+        assert outcome(engine, KRK) == hand_crafted
+        assert outcome(bystander, KRK) == networked              # its own switch, not shared
+        engine.configure({"Use NNUE": True})
+        assert outcome(engine, KRK) == networked   # as fresh: the switch cleared the table
+
+
+def test_use_nnue_for_one_call_is_restored_after_it(other_network):
+    limit = chess.engine.Limit(nodes=NODES)
+
+    def seen(info) -> tuple:
+        return info["pv"][0], info["score"], info["nodes"]
+
+    with Engine(hash_mb=8, eval_file="none") as hand_crafted:
+        expected = seen(hand_crafted.analyse(chess.Board(KRK), limit))
+    with Engine(hash_mb=8, eval_file=other_network) as engine:
+        assert seen(engine.analyse(chess.Board(KRK), limit, options={"Use NNUE": False})) == expected
+        engine.configure({"Clear Hash": None})
+        assert outcome(engine, KRK) == alone(other_network, KRK)       # the network again
+
+
+def test_the_hand_crafted_evaluation_scores_with_the_default_wdl_model(other_network, tmp_path):
+    from fianchetto.wdl import DEFAULT_MODEL, MODEL_SUFFIX, WdlModel
+
+    network = tmp_path / "modelled.nnue"
+    network.write_bytes(open(other_network, "rb").read())
+    own = WdlModel(a=(300.0,), b=(60.0,), source="modelled")
+    (tmp_path / ("modelled.nnue" + MODEL_SUFFIX)).write_text(own.to_json())
+    with Engine(hash_mb=8, eval_file=str(network)) as engine:
+        assert engine.wdl_model.a == own.a
+        engine.configure({"Use NNUE": False})
+        assert engine.wdl_model is DEFAULT_MODEL
+        engine.configure({"Use NNUE": True})
+        assert engine.wdl_model.a == own.a
+
+
+def test_a_new_network_clears_the_table(other_network):
+    with Engine(hash_mb=8, eval_file=other_network) as engine:
+        outcome(engine, KRK)                                      # fills the table
+        engine.configure({"EvalFile": "none"})
+        assert outcome(engine, KRK) == alone("none", KRK)
+
+
+def test_the_same_evaluation_again_keeps_the_table(other_network):
+    with Engine(hash_mb=8, eval_file=other_network) as engine, \
+            Engine(hash_mb=8, eval_file=other_network) as untouched:
+        first = outcome(engine, KRK)
+        assert outcome(untouched, KRK) == first
+        engine.configure({"EvalFile": other_network, "Use NNUE": True})
+        warm = outcome(untouched, KRK)
+        assert warm != first                           # the table and history change the search
+        assert outcome(engine, KRK) == warm            # and were kept

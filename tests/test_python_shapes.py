@@ -222,8 +222,8 @@ def test_the_rest_of_simple_engines_calls(engines):
 
 def test_options_and_configure():
     with Engine() as engine:
-        assert set(engine.options) == {"Hash", "Threads", "Clear Hash", "Move Overhead", "EvalFile", "SyzygyPath",
-                                       "SyzygyProbeLimit", "SyzygyProbeDepth", "Syzygy50MoveRule",
+        assert set(engine.options) == {"Hash", "Threads", "Clear Hash", "Move Overhead", "EvalFile", "Use NNUE",
+                                       "SyzygyPath", "SyzygyProbeLimit", "SyzygyProbeDepth", "Syzygy50MoveRule",
                                        "UCI_LimitStrength", "UCI_Elo", "Skill Level"}
         assert engine.options["Hash"].default == 16
         engine.configure({"Hash": 32, "Threads": 2})

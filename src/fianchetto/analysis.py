@@ -49,7 +49,7 @@ from fianchetto.score import Score, SearchInfo, event_from_core, finished_line, 
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
 from fianchetto.tablebase import TablebaseError, Tablebases
 from fianchetto.timeman import plan
-from fianchetto.wdl import load_model, material_of_fen
+from fianchetto.wdl import DEFAULT_MODEL, WdlModel, load_model, material_of_fen
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,7 @@ ENGINE_OPTIONS = {
     "Clear Hash": _uci_option("Clear Hash"),
     "Move Overhead": _uci_option("Move Overhead", default=0),
     "EvalFile": chess.engine.Option("EvalFile", "string", "default", None, None, []),
+    "Use NNUE": _uci_option("Use NNUE"),
     "SyzygyPath": _uci_option("SyzygyPath"),
     "SyzygyProbeLimit": _uci_option("SyzygyProbeLimit"),
     "SyzygyProbeDepth": _uci_option("SyzygyProbeDepth"),
@@ -185,9 +186,9 @@ class Engine:
                  syzygy_path: Optional[str] = None) -> None:
         from core_cy.core import Search
 
-        self._load_evaluation(eval_file)
-        self._search = Search(hash_mb=hash_mb, threads=threads, network=self.network)
         self._values: Dict[str, Any] = {name: option.default for name, option in ENGINE_OPTIONS.items()}
+        self._load_evaluation(eval_file)
+        self._search = Search(hash_mb=hash_mb, threads=threads, network=self._active_network)
         self._values.update(Hash=int(hash_mb), Threads=int(threads), EvalFile=eval_file or "default")
         self._lock = threading.Lock()
         self._stream: Optional[AnalysisStream] = None
@@ -205,7 +206,26 @@ class Engine:
         model, wdl_problem = load_model(evaluation.network_path(eval_file))
         if wdl_problem:
             warnings.warn(wdl_problem, stacklevel=3)
-        self.network, self.wdl_model = network, model
+        self.network, self._network_wdl_model = network, model
+
+    @property
+    def _active_network(self) -> Any:
+        """The network searches evaluate with; None for the hand-crafted evaluation."""
+        return self.network if self._values["Use NNUE"] else None
+
+    @property
+    def wdl_model(self) -> WdlModel:
+        """The win/draw/loss model of the evaluation in use: the network's (the file
+        beside it), or the default model for the hand-crafted evaluation."""
+        return self._network_wdl_model if self._active_network is not None else DEFAULT_MODEL
+
+    def _evaluate_with(self, search: Any, network: Any) -> None:
+        """Switch the search to `network`; the table is cleared when the evaluation
+        changes, as its stored scores came from the other one."""
+        before = search.evaluation
+        search.set_network(network)
+        if getattr(before, "sha256", None) != getattr(network, "sha256", None):
+            search.clear()
 
     # --- python-chess's face -----------------------------------------------------------------
     @property
@@ -239,8 +259,9 @@ class Engine:
                     self._load_evaluation(value)               # '' and 'default': the shipped one
                 except ValueError as exc:
                     raise chess.engine.EngineError(str(exc)) from exc
-                search.set_network(self.network)
             self._values[spec.name] = value
+            if spec.name in ("EvalFile", "Use NNUE"):
+                self._evaluate_with(search, self._active_network)
 
     def _use_tables(self, spec: str) -> None:
         """The tables of `spec`, or EngineError with the tables held before kept (a
