@@ -135,3 +135,37 @@ def test_a_king_bucketed_network_is_loaded_named_and_searched(engine, tmp_path):
     assert search_uses(eval_lines(engine)).endswith("kings.nnue (32 hidden, 4 king buckets)")
     _, best, _ = engine.go("go depth 5")
     assert best and best != "(none)"
+
+
+def searched(pipe: UciPipe, nodes: int = 20_000) -> tuple:
+    """What a node-limited search from FEN finds: its last score, line and bestmove."""
+    pipe.send(f"position fen {FEN}")
+    lines, best, _ = pipe.go(f"go nodes {nodes}")
+    last = [l.split() for l in lines if l.startswith("info depth")][-1]
+    return last[last.index("score"):last.index("score") + 3], last[last.index("pv"):], best
+
+
+def after(settings, searches_before: int = 1) -> tuple:
+    """A fresh engine's search after `searches_before` searches and then `settings`."""
+    pipe = next(ready_engine())
+    try:
+        for _ in range(searches_before):
+            searched(pipe)
+        for setting in settings:
+            pipe.send(setting)
+        pipe.sync()
+        return searched(pipe)
+    finally:
+        pipe.quit()
+
+
+def test_a_change_of_evaluation_clears_the_table():
+    off = ["setoption name Use NNUE value false"]
+    assert after(off) == after(off, searches_before=0)
+    assert after(off + ["setoption name Use NNUE value true"]) == after([], searches_before=0)
+
+
+def test_the_same_evaluation_again_keeps_the_table():
+    warm = after([])
+    assert warm != after([], searches_before=0)                 # the table changes the search
+    assert after(["setoption name Use NNUE value true", "setoption name EvalFile value default"]) == warm

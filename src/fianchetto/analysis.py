@@ -222,9 +222,11 @@ class Engine:
     def _evaluate_with(self, search: Any, network: Any) -> None:
         """Switch the search to `network`; the table is cleared when the evaluation
         changes, as its stored scores came from the other one."""
+        from fianchetto.evaluation import same_evaluation
+
         before = search.evaluation
         search.set_network(network)
-        if getattr(before, "sha256", None) != getattr(network, "sha256", None):
+        if not same_evaluation(before, network):
             search.clear()
 
     # --- python-chess's face -----------------------------------------------------------------

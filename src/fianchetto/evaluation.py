@@ -89,6 +89,12 @@ def for_tool(eval_file: Optional[str]) -> Optional[LoadedNetwork]:
     return load_file(path) if path is not None else None
 
 
+def same_evaluation(first: Optional[LoadedNetwork], second: Optional[LoadedNetwork]) -> bool:
+    """Whether two searches' evaluations (a network, or None for the hand-crafted
+    one) score alike: both hand-crafted, or networks of the same weights."""
+    return getattr(first, "sha256", None) == getattr(second, "sha256", None)
+
+
 class EvaluationChoice:
     """What one engine's ``EvalFile`` and ``Use NNUE`` options ask for: the network
     it loaded (its own reference) and whether its searches use it.

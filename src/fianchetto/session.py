@@ -34,7 +34,7 @@ from core_cy.core import PerftHash
 
 from fianchetto import deep_perft, strength
 from fianchetto.board import START_FEN, Board
-from fianchetto.evaluation import EvaluationChoice, NetworkError
+from fianchetto.evaluation import EvaluationChoice, NetworkError, same_evaluation
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, TablebaseError, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
@@ -343,9 +343,11 @@ class UciSession:
         self.options.set(spec.name, value)
 
     def _set_evaluation(self, name: str, value: Value) -> None:
-        """Load a network file or switch evaluations between searches; the hash is
-        cleared because its stored evaluations came from the other function."""
+        """Load a network file or switch evaluations between searches; when the
+        evaluation changes the hash is cleared, as its stored scores came from the
+        other function (the same network again keeps it)."""
         self.finish_search(name)
+        before = self.evaluation.active
         use_network = bool(value) if name == "Use NNUE" else bool(self.options["Use NNUE"])
         if name == "EvalFile":
             try:
@@ -360,7 +362,8 @@ class UciSession:
             self.listener.message(problem)
         if self._search is not None:
             self._search.set_network(self.evaluation.active)
-            self._search.clear()
+            if not same_evaluation(before, self.evaluation.active):
+                self._search.clear()
 
     # --- opening book and tablebases at the root -------------------------------------------
     def _close_book(self) -> None:
