@@ -219,16 +219,6 @@ class Engine:
         beside it), or the default model for the hand-crafted evaluation."""
         return self._network_wdl_model if self._active_network is not None else DEFAULT_MODEL
 
-    def _evaluate_with(self, search: Any, network: Any) -> None:
-        """Switch the search to `network`; the table is cleared when the evaluation
-        changes, as its stored scores came from the other one."""
-        from fianchetto.evaluation import same_evaluation
-
-        before = search.evaluation
-        search.set_network(network)
-        if not same_evaluation(before, network):
-            search.clear()
-
     # --- python-chess's face -----------------------------------------------------------------
     @property
     def options(self) -> Dict[str, chess.engine.Option]:
@@ -263,7 +253,9 @@ class Engine:
                     raise chess.engine.EngineError(str(exc)) from exc
             self._values[spec.name] = value
             if spec.name in ("EvalFile", "Use NNUE"):
-                self._evaluate_with(search, self._active_network)
+                from fianchetto.evaluation import evaluate_with
+
+                evaluate_with(search, self._active_network)
 
     def _use_tables(self, spec: str) -> None:
         """The tables of `spec`, or EngineError with the tables held before kept (a

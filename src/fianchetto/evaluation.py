@@ -89,10 +89,14 @@ def for_tool(eval_file: Optional[str]) -> Optional[LoadedNetwork]:
     return load_file(path) if path is not None else None
 
 
-def same_evaluation(first: Optional[LoadedNetwork], second: Optional[LoadedNetwork]) -> bool:
-    """Whether two searches' evaluations (a network, or None for the hand-crafted
-    one) score alike: both hand-crafted, or networks of the same weights."""
-    return getattr(first, "sha256", None) == getattr(second, "sha256", None)
+def evaluate_with(search, network: Optional[LoadedNetwork]) -> None:
+    """Switch `search` (a core Search) to `network` (None: the hand-crafted
+    evaluation). Its table and history are cleared when the evaluation changes,
+    as their stored scores came from the other one; the same weights keep them."""
+    before = search.evaluation
+    search.set_network(network)
+    if getattr(before, "sha256", None) != getattr(network, "sha256", None):
+        search.clear()
 
 
 class EvaluationChoice:

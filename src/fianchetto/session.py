@@ -34,7 +34,7 @@ from core_cy.core import PerftHash
 
 from fianchetto import deep_perft, strength
 from fianchetto.board import START_FEN, Board
-from fianchetto.evaluation import EvaluationChoice, NetworkError, same_evaluation
+from fianchetto.evaluation import EvaluationChoice, NetworkError, evaluate_with
 from fianchetto.book import BookError, OpeningBook, default_book_path, game_ply, should_use_book
 from fianchetto.tablebase import RootDecision, TablebaseError, Tablebases
 from fianchetto.options import OPTION_TABLE, OptionError, Options, Value, clip
@@ -347,7 +347,6 @@ class UciSession:
         evaluation changes the hash is cleared, as its stored scores came from the
         other function (the same network again keeps it)."""
         self.finish_search(name)
-        before = self.evaluation.active
         use_network = bool(value) if name == "Use NNUE" else bool(self.options["Use NNUE"])
         if name == "EvalFile":
             try:
@@ -361,9 +360,7 @@ class UciSession:
         if problem:
             self.listener.message(problem)
         if self._search is not None:
-            self._search.set_network(self.evaluation.active)
-            if not same_evaluation(before, self.evaluation.active):
-                self._search.clear()
+            evaluate_with(self._search, self.evaluation.active)
 
     # --- opening book and tablebases at the root -------------------------------------------
     def _close_book(self) -> None:
