@@ -188,3 +188,49 @@ def test_the_same_evaluation_again_keeps_the_table(other_network):
         warm = outcome(untouched, KRK)
         assert warm != first                           # the table and history change the search
         assert outcome(engine, KRK) == warm            # and were kept
+
+
+@pytest.fixture()
+def modelled_network(other_network, tmp_path) -> str:
+    """The second network with a WDL model of its own beside it, far from the default."""
+    from fianchetto.wdl import MODEL_SUFFIX, WdlModel
+
+    network = tmp_path / "modelled.nnue"
+    network.write_bytes(open(other_network, "rb").read())
+    own = WdlModel(a=(300.0,), b=(60.0,), source="modelled")
+    (tmp_path / ("modelled.nnue" + MODEL_SUFFIX)).write_text(own.to_json())
+    return str(network)
+
+
+def shown(info) -> tuple:
+    """A line as a caller reads it: move, normalised score, WDL and nodes."""
+    return info["pv"][0], info["score"], info["wdl"], info["nodes"]
+
+
+@pytest.mark.parametrize("call", ["analyse", "play", "analysis"])
+@pytest.mark.parametrize("configured, per_call", [
+    ("modelled", {"Use NNUE": False}),
+    ("none", {"EvalFile": "modelled"}),
+])
+def test_options_for_one_call_score_with_that_calls_evaluation(modelled_network, call, configured, per_call):
+    """A call's own evaluation normalises its scores with that evaluation's WDL
+    model, not the configured one's (the two models differ here)."""
+    named = {"modelled": modelled_network, "none": "none"}
+    per_call = {name: named.get(value, value) for name, value in per_call.items()}
+    as_called = "none" if per_call.get("Use NNUE") is False else per_call["EvalFile"]
+    limit = chess.engine.Limit(nodes=NODES)
+
+    def answer(engine: Engine, options: dict) -> tuple:
+        board = chess.Board(MIDDLEGAME)
+        if call == "analyse":
+            return shown(engine.analyse(board, limit, options=options))
+        if call == "play":
+            return shown(engine.play(board, limit, info=chess.engine.INFO_ALL, options=options).info)
+        with engine.analysis(board, limit, options=options) as stream:
+            stream.wait()
+            return shown(stream.info)
+
+    with Engine(hash_mb=8, eval_file=as_called) as fresh:
+        expected = answer(fresh, {})
+    with Engine(hash_mb=8, eval_file=named[configured]) as engine:
+        assert answer(engine, per_call) == expected

@@ -300,10 +300,10 @@ class Engine:
         searches between calls). With keyword limits: the move (UCI)."""
         if limit is None:
             return self.analyse(board, **limits).best_move
-        with self._options(options or {}):
+        with self._options(options or {}):      # the call's evaluation scores its lines
             best, ponder_move, lines, ours = self._search_shaped(board, limit, 1, game, root_moves)
-        main = info_dict(lines[1], bool(ours.turn), self.wdl_model, material_of_fen(ours.fen()), info) \
-            if info and 1 in lines else {}
+            main = info_dict(lines[1], bool(ours.turn), self.wdl_model, material_of_fen(ours.fen()), info) \
+                if info and 1 in lines else {}
         return chess.engine.PlayResult(chess.Move.from_uci(best) if best else None,
                                        chess.Move.from_uci(ponder_move) if ponder_move else None, main)
 
@@ -344,11 +344,12 @@ class Engine:
         if limit is None:
             return self._analyse_keywords(board, depth, nodes, movetime, 1 if multipv is None else multipv, clock,
                                           increment)
-        with self._options(options or {}):
+        with self._options(options or {}):      # the call's evaluation scores its lines
             _, _, lines, ours = self._search_shaped(board, limit, 1 if multipv is None else multipv, game,
                                                      root_moves)
-        material = material_of_fen(ours.fen())
-        infos = [info_dict(lines[rank], bool(ours.turn), self.wdl_model, material, info) for rank in sorted(lines)]
+            material = material_of_fen(ours.fen())
+            infos = [info_dict(lines[rank], bool(ours.turn), self.wdl_model, material, info)
+                     for rank in sorted(lines)]
         return infos if multipv is not None else infos[0]
 
     def _analyse_keywords(self, board: Union[Board, chess.Board], depth: Optional[int], nodes: Optional[int],
