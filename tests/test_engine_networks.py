@@ -234,3 +234,23 @@ def test_options_for_one_call_score_with_that_calls_evaluation(modelled_network,
         expected = answer(fresh, {})
     with Engine(hash_mb=8, eval_file=named[configured]) as engine:
         assert answer(engine, per_call) == expected
+
+
+def test_the_same_file_configured_again_reads_its_wdl_model_anew(modelled_network):
+    from fianchetto.wdl import MODEL_SUFFIX, WdlModel
+
+    with Engine(hash_mb=8, eval_file=modelled_network) as engine:
+        network = engine.network
+        mended = WdlModel(a=(250.0,), b=(80.0,), source="mended")
+        with open(modelled_network + MODEL_SUFFIX, "w") as model:
+            model.write(mended.to_json())
+        engine.configure({"EvalFile": modelled_network})
+        assert engine.wdl_model.a == mended.a
+        assert engine.network is network                 # the weights are not read again
+
+
+def test_a_closed_engine_lets_its_network_go(other_network):
+    engine = Engine(hash_mb=8, eval_file=other_network)
+    assert engine.network is not None
+    engine.close()
+    assert engine.network is None

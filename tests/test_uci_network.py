@@ -71,6 +71,20 @@ def test_a_network_without_its_wdl_model_says_which_model_scores_it(engine, good
     assert not [l for l in engine.sync() if "win/draw/loss" in l or "refused" in l]
 
 
+def test_the_same_file_named_again_reads_its_mended_wdl_model(engine, good_net, tmp_path):
+    """A model file put right beside the network is read when EvalFile names the
+    network again (a GUI resends it each game): its weights are kept, its model is not."""
+    own = tmp_path / "own.nnue"
+    own.write_bytes(good_net.read_bytes())
+    model = tmp_path / "own.nnue.wdl.json"
+    model.write_text("{not json")
+    engine.send(f"setoption name EvalFile value {own}")
+    assert any("own.nnue.wdl.json refused" in l for l in engine.sync())
+    model.write_text(WdlModel((200.0,), (70.0,), "test").to_json())
+    engine.send(f"setoption name EvalFile value {own}")
+    assert not [l for l in engine.sync() if "win/draw/loss" in l or "refused" in l]
+
+
 def test_the_network_line_of_eval_uses_the_networks_model_whether_searched_or_not(engine, good_net, tmp_path):
     """``eval`` shows the loaded network's score in the units of its own WDL model
     (the file beside it) with Use NNUE on or off; only the last line changes."""

@@ -44,12 +44,13 @@ import chess.engine
 
 from fianchetto import strength
 from fianchetto.board import Board
+from fianchetto.evaluation import EvaluationChoice, evaluate_with
 from fianchetto.options import OPTION_TABLE
 from fianchetto.score import Score, SearchInfo, event_from_core, finished_line, normalised
 from fianchetto.shapes import AnalysisStream, core_limits, info_dict, pov_score, root_move_texts
 from fianchetto.tablebase import TablebaseError, Tablebases
 from fianchetto.timeman import plan
-from fianchetto.wdl import DEFAULT_MODEL, WdlModel, load_model, material_of_fen
+from fianchetto.wdl import WdlModel, material_of_fen
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,9 @@ class Engine:
         from core_cy.core import Search
 
         self._values: Dict[str, Any] = {name: option.default for name, option in ENGINE_OPTIONS.items()}
-        self._load_evaluation(eval_file)
-        self._search = Search(hash_mb=hash_mb, threads=threads, network=self._active_network)
+        self._evaluation = EvaluationChoice()
+        self._choose_evaluation(eval_file)
+        self._search = Search(hash_mb=hash_mb, threads=threads, network=self._evaluation.active)
         self._values.update(Hash=int(hash_mb), Threads=int(threads), EvalFile=eval_file or "default")
         self._lock = threading.Lock()
         self._stream: Optional[AnalysisStream] = None
@@ -199,25 +201,24 @@ class Engine:
         if syzygy_path:
             self._set_option("SyzygyPath", syzygy_path)
 
-    def _load_evaluation(self, eval_file: Optional[str]) -> None:
-        from fianchetto import evaluation
-
-        network = evaluation.for_tool(eval_file)        # NetworkError is a ValueError
-        model, wdl_problem = load_model(evaluation.network_path(eval_file))
+    def _choose_evaluation(self, eval_file: Optional[str]) -> None:
+        """Load the network ``eval_file`` names (EvaluationChoice.choose; NetworkError,
+        a ValueError, keeps the previous one), warning when its WDL model is missing."""
+        self._evaluation.choose(eval_file)
+        wdl_problem = self._evaluation.wdl_problem()
         if wdl_problem:
             warnings.warn(wdl_problem, stacklevel=3)
-        self.network, self._network_wdl_model = network, model
 
     @property
-    def _active_network(self) -> Any:
-        """The network searches evaluate with; None for the hand-crafted evaluation."""
-        return self.network if self._values["Use NNUE"] else None
+    def network(self) -> Any:
+        """The loaded network (used while ``Use NNUE`` is on); None for ``eval_file="none"``."""
+        return self._evaluation.network
 
     @property
     def wdl_model(self) -> WdlModel:
         """The win/draw/loss model of the evaluation in use: the network's (the file
         beside it), or the default model for the hand-crafted evaluation."""
-        return self._network_wdl_model if self._active_network is not None else DEFAULT_MODEL
+        return self._evaluation.wdl_model()
 
     # --- python-chess's face -----------------------------------------------------------------
     @property
@@ -248,14 +249,14 @@ class Engine:
                 self._use_tables(value)
             elif spec.name == "EvalFile":
                 try:
-                    self._load_evaluation(value)               # '' and 'default': the shipped one
+                    self._choose_evaluation(value)             # '' and 'default': the shipped one
                 except ValueError as exc:
                     raise chess.engine.EngineError(str(exc)) from exc
+            elif spec.name == "Use NNUE":
+                self._evaluation.activate(value)
             self._values[spec.name] = value
             if spec.name in ("EvalFile", "Use NNUE"):
-                from fianchetto.evaluation import evaluate_with
-
-                evaluate_with(search, self._active_network)
+                evaluate_with(search, self._evaluation.active)
 
     def _use_tables(self, spec: str) -> None:
         """The tables of `spec`, or EngineError with the tables held before kept (a
@@ -532,7 +533,7 @@ class Engine:
         self._end_stream()
         with self._lock:
             self._search = None
-            self.network = None
+            self._evaluation = EvaluationChoice()          # the network's reference let go
             self._tablebases.close()
 
     def _open_search(self) -> Any:

@@ -114,13 +114,27 @@ class EvaluationChoice:
         self._wdl = None
 
     def load(self, eval_file: str) -> None:
-        """Load the network ``eval_file`` names; :class:`NetworkError` if refused."""
+        """Load the network ``eval_file`` names (UCI's ``EvalFile``: empty or
+        'default' the shipped one); :class:`NetworkError` if refused. The same
+        file again keeps the loaded weights; its WDL model is read anew."""
         path = resolve(eval_file)
         if path is None:
             raise NetworkError("no network is shipped with this build")
         if path != self.loaded or self.network is None:
             self.network = load_file(path)
             self.loaded = path
+        self._wdl = None
+
+    def choose(self, eval_file: Optional[str]) -> None:
+        """The Python API's and the tools' choice (:func:`network_path`): None the
+        shipped network, 'none' the hand-crafted evaluation (no network loaded, as
+        for a build that ships none), else a file; :class:`NetworkError` if refused."""
+        path = network_path(eval_file)
+        if path is None:
+            self.network = self.loaded = None
+            self._wdl = None
+        else:
+            self.load(path)
 
     def activate(self, use_network: bool) -> Optional[str]:
         """Switch between the network and the hand-crafted evaluation; a message
