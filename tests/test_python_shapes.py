@@ -167,6 +167,46 @@ def test_a_new_search_ends_a_running_stream():
         assert stream.wait().move is not None
 
 
+def returns_within(seconds: float, call) -> object:
+    """`call`'s result, failing (instead of hanging the run) if it has not returned in time."""
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), "the call waited on the running analysis"
+    return result[0]
+
+
+def test_configure_ends_a_running_stream_as_python_chess_does():
+    """python-chess's engines end a running analysis when any new command comes;
+    configure waited instead for an analysis without a limit, that is forever."""
+    with Engine(hash_mb=8) as engine:
+        stream = engine.analysis(chess.Board())
+        returns_within(10, lambda: engine.configure({"Hash": 16}))
+        assert stream.wait().move is not None
+        assert engine.analyse(chess.Board(), chess.engine.Limit(depth=2))["depth"] == 2
+
+
+@pytest.mark.parametrize("call", ["analyse", "play"])
+def test_a_search_with_its_own_options_ends_a_running_stream(call):
+    with Engine(hash_mb=8) as engine:
+        stream = engine.analysis(chess.Board())
+        search = getattr(engine, call)
+        answer = returns_within(10, lambda: search(chess.Board(), chess.engine.Limit(depth=3),
+                                                   options={"Move Overhead": 5}))
+        assert answer is not None
+        assert stream.wait().move is not None
+
+
+@pytest.mark.parametrize("call", ["analyse", "play"])
+def test_a_search_by_keyword_limits_ends_a_running_stream(call):
+    with Engine(hash_mb=8) as engine:
+        stream = engine.analysis(chess.Board())
+        answer = returns_within(10, lambda: getattr(engine, call)(chess.Board(), depth=3))
+        assert answer is not None
+        assert stream.wait().move is not None
+
+
 FINISHED = {"mated": ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", chess.engine.Mate(0), (0, 0, 1000)),
             "stalemate": ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", chess.engine.Cp(0), (0, 1000, 0))}
 

@@ -229,7 +229,12 @@ class Engine:
     def configure(self, options: Dict[str, Any]) -> None:
         """Set the options of :attr:`options` (``chess.engine.EngineError`` for any
         other option or a bad value, the previous value kept); they hold for every
-        later search."""
+        later search. A running analysis stream ends first, as python-chess's
+        engines end it when a command comes."""
+        self._end_stream()
+        self._set_options(options)
+
+    def _set_options(self, options: Dict[str, Any]) -> None:
         for name, value in options.items():
             self._set_option(name, value)
 
@@ -299,6 +304,7 @@ class Engine:
         """With a ``Limit``: python-chess's ``PlayResult`` (``ponder``, ``draw_offered``
         and ``opponent`` are accepted and ignored, as a UCI engine ignores them: nothing
         searches between calls). With keyword limits: the move (UCI)."""
+        self._end_stream()                     # before anything waits for the search's lock
         if limit is None:
             return self.analyse(board, **limits).best_move
         with self._options(options or {}):      # the call's evaluation scores its lines
@@ -342,6 +348,7 @@ class Engine:
         ``increment`` in seconds): an :class:`Analysis`. ValueError for an illegal
         position or a bad limit. A finished game gets depth 0 and its result with a
         Limit (as python-chess's engines answer), ValueError with keyword limits."""
+        self._end_stream()                     # before anything waits for the search's lock
         if limit is None:
             return self._analyse_keywords(board, depth, nodes, movetime, 1 if multipv is None else multipv, clock,
                                           increment)
@@ -368,7 +375,6 @@ class Engine:
         ours = self._position(board)
         limits = core_limits(limit, bool(ours.turn), multipv, overhead_ms=self._overhead_ms({}))
         limits["searchmoves"] = root_move_texts(board, root_moves)
-        self._end_stream()
         self._new_game(game)
         best, ponder, lines, _ = self._final_lines(ours, limits)
         return best, ponder, lines, ours
@@ -498,15 +504,16 @@ class Engine:
     @contextlib.contextmanager
     def _options(self, options: Dict[str, Any]) -> Iterator[None]:
         """Options for one call, the configured values restored after it (a button,
-        pressed before the call, is not pressed again)."""
+        pressed before the call, is not pressed again). It runs on an analysis
+        stream's own thread too, so it ends no stream."""
         before = {name: self._values[self._option_name(name)] for name in options
                   if ENGINE_OPTIONS[self._option_name(name)].type != "button"}
-        self.configure(options)
+        self._set_options(options)
         try:
             yield
         finally:
             if options and self._search is not None:
-                self.configure(before)
+                self._set_options(before)
 
     @staticmethod
     def _option_name(name: str) -> str:
@@ -516,7 +523,7 @@ class Engine:
         raise chess.engine.EngineError(f"Engine has no option {name!r} (it has {', '.join(ENGINE_OPTIONS)})")
 
     def _end_stream(self) -> None:
-        """A new search ends a running analysis stream, as python-chess's engines do."""
+        """A new search or configure ends a running analysis stream, as python-chess's engines do."""
         stream, self._stream = self._stream, None
         if stream is not None:
             stream.close()
