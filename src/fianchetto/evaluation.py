@@ -120,21 +120,23 @@ class EvaluationChoice:
         path = resolve(eval_file)
         if path is None:
             raise NetworkError("no network is shipped with this build")
-        if path != self.loaded or self.network is None:
-            self.network = load_file(path)
-            self.loaded = path
-        self._wdl = None
+        self._hold(path)
 
     def choose(self, eval_file: Optional[str]) -> None:
         """The Python API's and the tools' choice (:func:`network_path`): None the
         shipped network, 'none' the hand-crafted evaluation (no network loaded, as
         for a build that ships none), else a file; :class:`NetworkError` if refused."""
-        path = network_path(eval_file)
+        self._hold(network_path(eval_file))
+
+    def _hold(self, path: Optional[str]) -> None:
+        """Hold the network at ``path`` (None: none), loading it unless it is the one
+        held; its WDL model is read anew. A refused file changes nothing."""
         if path is None:
-            self.network = self.loaded = None
-            self._wdl = None
-        else:
-            self.load(path)
+            self.network = None
+        elif path != self.loaded or self.network is None:
+            self.network = load_file(path)
+        self.loaded = path
+        self._wdl = None
 
     def activate(self, use_network: bool) -> Optional[str]:
         """Switch between the network and the hand-crafted evaluation; a message
