@@ -32,6 +32,18 @@ def other_network(tmp_path_factory) -> str:
     return str(path)
 
 
+@pytest.fixture()
+def modelled_network(other_network, tmp_path) -> str:
+    """The second network with a WDL model of its own beside it, far from the default."""
+    from fianchetto.wdl import MODEL_SUFFIX, WdlModel
+
+    network = tmp_path / "modelled.nnue"
+    network.write_bytes(open(other_network, "rb").read())
+    own = WdlModel(a=(300.0,), b=(60.0,), source="modelled")
+    (tmp_path / ("modelled.nnue" + MODEL_SUFFIX)).write_text(own.to_json())
+    return str(network)
+
+
 def outcome(engine: Engine, fen: str, nodes: int = NODES) -> Tuple[str, object, int]:
     result = engine.analyse(chess.Board(fen), nodes=nodes)
     return result.best_move, result.score, result.nodes
@@ -157,15 +169,12 @@ def test_use_nnue_for_one_call_is_restored_after_it(other_network):
         assert outcome(engine, KRK) == alone(other_network, KRK)       # the network again
 
 
-def test_the_hand_crafted_evaluation_scores_with_the_default_wdl_model(other_network, tmp_path):
-    from fianchetto.wdl import DEFAULT_MODEL, MODEL_SUFFIX, WdlModel
+def test_the_hand_crafted_evaluation_scores_with_the_default_wdl_model(modelled_network):
+    from fianchetto.wdl import DEFAULT_MODEL
 
-    network = tmp_path / "modelled.nnue"
-    network.write_bytes(open(other_network, "rb").read())
-    own = WdlModel(a=(300.0,), b=(60.0,), source="modelled")
-    (tmp_path / ("modelled.nnue" + MODEL_SUFFIX)).write_text(own.to_json())
-    with Engine(hash_mb=8, eval_file=str(network)) as engine:
-        assert engine.wdl_model.a == own.a
+    with Engine(hash_mb=8, eval_file=modelled_network) as engine:
+        own = engine.wdl_model
+        assert own.a == (300.0,)                                 # the model beside it
         engine.configure({"Use NNUE": False})
         assert engine.wdl_model is DEFAULT_MODEL
         engine.configure({"Use NNUE": True})
@@ -188,18 +197,6 @@ def test_the_same_evaluation_again_keeps_the_table(other_network):
         warm = outcome(untouched, KRK)
         assert warm != first                           # the table and history change the search
         assert outcome(engine, KRK) == warm            # and were kept
-
-
-@pytest.fixture()
-def modelled_network(other_network, tmp_path) -> str:
-    """The second network with a WDL model of its own beside it, far from the default."""
-    from fianchetto.wdl import MODEL_SUFFIX, WdlModel
-
-    network = tmp_path / "modelled.nnue"
-    network.write_bytes(open(other_network, "rb").read())
-    own = WdlModel(a=(300.0,), b=(60.0,), source="modelled")
-    (tmp_path / ("modelled.nnue" + MODEL_SUFFIX)).write_text(own.to_json())
-    return str(network)
 
 
 def shown(info) -> tuple:
