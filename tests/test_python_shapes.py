@@ -207,6 +207,22 @@ def test_a_search_by_keyword_limits_ends_a_running_stream(call):
         assert stream.wait().move is not None
 
 
+QUIET_COMMANDS = {"ping": lambda engine: engine.ping(),
+                  "send_opponent_information": lambda engine: engine.send_opponent_information(
+                      opponent=chess.engine.Opponent("someone", None, 2000, False)),
+                  "send_game_result": lambda engine: engine.send_game_result(chess.Board(), chess.WHITE)}
+
+
+@pytest.mark.parametrize("command", sorted(QUIET_COMMANDS))
+def test_commands_without_a_search_end_a_running_stream_too(command):
+    """python-chess cancels a running analysis whatever the next command; these three
+    left an endless analysis running, so waiting on it never returned."""
+    with Engine(hash_mb=8) as engine:
+        stream = engine.analysis(chess.Board())
+        returns_within(10, lambda: QUIET_COMMANDS[command](engine))
+        assert returns_within(10, stream.wait).move is not None
+
+
 FINISHED = {"mated": ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", chess.engine.Mate(0), (0, 0, 1000)),
             "stalemate": ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", chess.engine.Cp(0), (0, 1000, 0))}
 

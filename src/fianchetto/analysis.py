@@ -283,18 +283,25 @@ class Engine:
         return {"name": ENGINE_NAME, "author": ENGINE_AUTHOR}
 
     def ping(self) -> None:
-        """python-chess's liveness check: EngineTerminatedError once closed."""
-        self._open_search()
+        """python-chess's liveness check: EngineTerminatedError once closed.
+        Like every command, it ends a running analysis."""
+        self._quiet_command()
 
     def send_opponent_information(self, *, opponent: Optional[chess.engine.Opponent] = None,
                                   engine_rating: Optional[int] = None) -> None:
         """Taken and unused, as by a UCI engine without ``UCI_Opponent``."""
-        self._open_search()
+        self._quiet_command()
 
     def send_game_result(self, board: chess.Board, winner: Optional[chess.Color] = None,
                          game_ending: Optional[str] = None, game_complete: bool = True) -> None:
         """Taken and unused: UCI has no word for a game's result."""
+        self._quiet_command()
+
+    def _quiet_command(self) -> None:
+        """A command that searches nothing: refused once closed, and (as python-chess
+        cancels the running command whatever comes next) it ends a running analysis."""
         self._open_search()
+        self._end_stream()
 
     def play(self, board: Union[Board, chess.Board], limit: Optional[chess.engine.Limit] = None, *,
              game: object = None, info: chess.engine.Info = chess.engine.INFO_NONE, ponder: bool = False,
@@ -523,7 +530,7 @@ class Engine:
         raise chess.engine.EngineError(f"Engine has no option {name!r} (it has {', '.join(ENGINE_OPTIONS)})")
 
     def _end_stream(self) -> None:
-        """A new search or configure ends a running analysis stream, as python-chess's engines do."""
+        """Any new command ends a running analysis stream, as python-chess's engines do."""
         stream, self._stream = self._stream, None
         if stream is not None:
             stream.close()
